@@ -1,0 +1,1 @@
+export * as Ids from "./ids.js"
