@@ -1,0 +1,61 @@
+/** Accounts and their API keys. Keys are stored only as hashes. */
+import type { Credits, Ids, Mode, Plan } from "@verbatim/domain"
+import { Context, type DateTime, type Effect, type Option } from "effect"
+import type { PersistenceError } from "../errors.js"
+
+export interface Account {
+  readonly id: Ids.AccountId
+  readonly name: string
+  readonly plan: Plan.Plan
+  /** The balance; always equal to the sum of the account's ledger entries. */
+  readonly credits: Credits.Credits
+  /** The mode applied when a request names neither `mode` nor the legacy fields. */
+  readonly defaultMode: Mode.Mode
+  readonly onboardingCompleted: boolean
+  readonly createdAt: DateTime.Utc
+}
+
+export interface NewAccount {
+  readonly id: Ids.AccountId
+  readonly name: string
+  readonly plan: Plan.Plan
+  readonly defaultMode: Mode.Mode
+  readonly createdAt: DateTime.Utc
+}
+
+export interface ApiKey {
+  readonly id: string
+  readonly accountId: Ids.AccountId
+  /** The first characters of the key, kept to recognise it in listings. */
+  readonly prefix: string
+  readonly createdAt: DateTime.Utc
+  readonly revokedAt: DateTime.Utc | null
+}
+
+export interface NewApiKey {
+  readonly id: string
+  readonly accountId: Ids.AccountId
+  readonly hash: string
+  readonly prefix: string
+  readonly createdAt: DateTime.Utc
+}
+
+export class Accounts extends Context.Tag("@verbatim/core/Accounts")<
+  Accounts,
+  {
+    /** Creates an account with a zero balance (credits are granted through the ledger). */
+    readonly create: (account: NewAccount) => Effect.Effect<Account, PersistenceError>
+    readonly get: (id: Ids.AccountId) => Effect.Effect<Option.Option<Account>, PersistenceError>
+    readonly list: Effect.Effect<ReadonlyArray<Account>, PersistenceError>
+    readonly setPlan: (
+      id: Ids.AccountId,
+      plan: Plan.Plan
+    ) => Effect.Effect<Option.Option<Account>, PersistenceError>
+    /** The account owning an active (not revoked) key with this hash. */
+    readonly findByKeyHash: (hash: string) => Effect.Effect<Option.Option<Account>, PersistenceError>
+    readonly addKey: (key: NewApiKey) => Effect.Effect<ApiKey, PersistenceError>
+    readonly listKeys: (accountId: Ids.AccountId) => Effect.Effect<ReadonlyArray<ApiKey>, PersistenceError>
+    /** Revokes a key; false when no active key has that id. */
+    readonly revokeKey: (keyId: string, at: DateTime.Utc) => Effect.Effect<boolean, PersistenceError>
+  }
+>() {}

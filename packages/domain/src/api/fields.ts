@@ -1,0 +1,97 @@
+/**
+ * Field schemas that many API resources share: free-form JSON objects, http(s) URLs, the video
+ * reference a caller sends, durations, relevance scores, and the query-string forms of integers
+ * and booleans (query values arrive as strings).
+ */
+import { Schema } from "effect"
+
+/** Request options that make a decode report every issue, not only the first. */
+export const allErrors = { parseOptions: { errors: "all" } } as const
+
+/**
+ * Class annotations of a request body: its description, its name and description on the encoded
+ * side too (so the JSON Schema and OpenAPI documents name it even where decoding applies defaults),
+ * and a decode that reports every issue.
+ */
+export const requestAnnotations = (identifier: string, description: string) =>
+  [{ description }, { identifier, description, ...allErrors }] as const
+
+/** A free-form JSON object (`summary`, `mind_map`, `metadata`, error `details`, ...). */
+export const FreeFormObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  identifier: "FreeFormObject",
+  description: "A free-form JSON object",
+  arbitrary: () => (fc) => fc.dictionary(fc.string(), fc.jsonValue())
+})
+export type FreeFormObject = typeof FreeFormObject.Type
+
+export const maxUrlLength = 2048
+
+/** An absolute http or https URL (`webhook_url`, `signed_url`, `poll_url`, video and thumbnail URLs). */
+export const HttpUrl = Schema.String.pipe(
+  Schema.maxLength(maxUrlLength),
+  Schema.pattern(/^https?:\/\/[^\s/?#]+\S*$/i)
+).annotations({
+  identifier: "HttpUrl",
+  description: "An absolute http or https URL",
+  jsonSchema: { format: "uri" },
+  arbitrary: () => (fc) =>
+    fc.webUrl({ withQueryParameters: true, withFragments: true }).filter((url) => url.length <= maxUrlLength)
+})
+export type HttpUrl = typeof HttpUrl.Type
+
+/**
+ * What a caller sends to name a video, playlist or channel: a URL or an id, parsed later by the
+ * reference rules. Only its size is checked here.
+ */
+export const ReferenceInput = Schema.String.pipe(
+  Schema.minLength(1),
+  Schema.maxLength(maxUrlLength)
+).annotations({
+  identifier: "ReferenceInput",
+  description: "A URL or an id"
+})
+
+/** A duration or a count of minutes or seconds: a finite, non-negative number. */
+export const NonNegativeNumber = Schema.Finite.pipe(Schema.nonNegative()).annotations({
+  identifier: "NonNegativeNumber",
+  description: "A finite, non-negative number (minutes or seconds)"
+})
+
+/** A relevance, share, rank or confidence from 0 to 1. */
+export const UnitInterval = Schema.Number.pipe(Schema.between(0, 1)).annotations({
+  identifier: "UnitInterval",
+  description: "A number from 0 to 1"
+})
+
+/** A non-negative integer count. */
+export const Count = Schema.NonNegativeInt.annotations({
+  identifier: "Count",
+  description: "A non-negative integer"
+})
+
+/** A query-string integer: the decimal text of an integer that `schema` accepts. */
+export const intFromString = <A extends number, I extends number>(schema: Schema.Schema<A, I>) =>
+  Schema.compose(Schema.NumberFromString, Schema.typeSchema(schema))
+
+/** A query-string integer with its default, applied when the parameter is omitted. */
+export const intQuery = <A extends number, I extends number>(schema: Schema.Schema<A, I>, value: A) =>
+  Schema.optionalWith(intFromString(schema), { default: () => value })
+
+/** A query-string boolean (`true` or `false`) with its default. */
+export const booleanQuery = (value: boolean) =>
+  Schema.optionalWith(Schema.BooleanFromString, { default: () => value })
+
+/**
+ * An optional request field: may be left out or sent as `null`, and `null` means "not sent".
+ * Encodes by leaving the field out.
+ */
+export const optionalField = <S extends Schema.Schema.All>(schema: S) =>
+  Schema.optionalWith(schema, { exact: true, nullable: true })
+
+/** An optional response field: absent where it does not apply. */
+export const absentUnless = <S extends Schema.Schema.All>(schema: S) =>
+  Schema.optionalWith(schema, { exact: true })
+
+/** An optional query parameter. */
+export const optionalQuery = <S extends Schema.Schema.All>(schema: S) =>
+  Schema.optionalWith(schema, { exact: true })

@@ -1,0 +1,2 @@
+export * from "./choice.js"
+export * from "./track.js"

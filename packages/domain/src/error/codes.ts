@@ -1,0 +1,100 @@
+/**
+ * The error catalogue: every code the API answers with, its HTTP status and its meaning. The same
+ * code means the same thing on every endpoint (DESIGN decision 7).
+ *
+ * The spec's six codes keep the spec's statuses. Ours: `unsupported_language` 400 (translate),
+ * `forbidden` 403, `plan_required` 403 (paid-only features, decision 10), `not_found` 404,
+ * `video_unavailable` 404 (the video cannot be reached: private, removed or restricted; like
+ * `no_captions`, a fact about the video that retrying will not change), `conflict` 409,
+ * `platform_blocked` 503 and `asr_unavailable` 503 (temporary: retry later).
+ */
+import { Schema } from "effect"
+
+export const ErrorCode = Schema.Literal(
+  "invalid_request",
+  "unsupported_language",
+  "invalid_api_key",
+  "payment_required",
+  "forbidden",
+  "plan_required",
+  "not_found",
+  "no_captions",
+  "video_unavailable",
+  "conflict",
+  "rate_limit_exceeded",
+  "internal_error",
+  "platform_blocked",
+  "asr_unavailable"
+).annotations({ identifier: "ErrorCode", description: "What went wrong; the HTTP status gives the category" })
+export type ErrorCode = typeof ErrorCode.Type
+
+export const allErrorCodes: ReadonlyArray<ErrorCode> = ErrorCode.literals
+
+/** The HTTP statuses errors use. */
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 429 | 500 | 503
+
+export interface ErrorInfo {
+  readonly status: ErrorStatus
+  readonly meaning: string
+  /** Whether sending the same request again later may succeed. */
+  readonly retryable: boolean
+}
+
+export const errorCatalogue: { readonly [C in ErrorCode]: ErrorInfo } = {
+  invalid_request: { status: 400, meaning: "Invalid JSON or missing required fields", retryable: false },
+  unsupported_language: { status: 400, meaning: "The target language is not supported", retryable: false },
+  invalid_api_key: { status: 401, meaning: "Missing or invalid API key", retryable: false },
+  payment_required: { status: 402, meaning: "Insufficient credits", retryable: false },
+  forbidden: { status: 403, meaning: "The account has no access to the resource", retryable: false },
+  plan_required: { status: 403, meaning: "The feature is available on paid plans only", retryable: false },
+  not_found: {
+    status: 404,
+    meaning: "The resource does not exist or is not the account's",
+    retryable: false
+  },
+  no_captions: { status: 404, meaning: "No captions available and ASR not used", retryable: false },
+  video_unavailable: {
+    status: 404,
+    meaning: "The video does not exist or cannot be played (private, removed or restricted)",
+    retryable: false
+  },
+  conflict: {
+    status: 409,
+    meaning: "The resource is not in a state that allows the request",
+    retryable: false
+  },
+  rate_limit_exceeded: {
+    status: 429,
+    meaning: "Too many requests; a Retry-After header is sent",
+    retryable: true
+  },
+  internal_error: { status: 500, meaning: "Server error; retry with backoff", retryable: true },
+  platform_blocked: {
+    status: 503,
+    meaning: "The video platform refused the service's requests; retry later",
+    retryable: true
+  },
+  asr_unavailable: {
+    status: 503,
+    meaning: "Speech recognition is not available; retry later",
+    retryable: true
+  }
+}
+
+/** The codes and statuses of the spec's error table. */
+export const specErrorCodes: ReadonlyArray<ErrorCode> = [
+  "invalid_request",
+  "invalid_api_key",
+  "payment_required",
+  "no_captions",
+  "rate_limit_exceeded",
+  "internal_error"
+]
+
+export const statusOf = (code: ErrorCode): ErrorStatus => errorCatalogue[code].status
+export const meaningOf = (code: ErrorCode): string => errorCatalogue[code].meaning
+export const isRetryable = (code: ErrorCode): boolean => errorCatalogue[code].retryable
+
+/** The codes answered with `status`. */
+export const codesWithStatus = (status: number): ReadonlyArray<ErrorCode> =>
+  allErrorCodes.filter((code) => errorCatalogue[code].status === status)

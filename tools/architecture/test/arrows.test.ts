@@ -1,0 +1,58 @@
+/**
+ * The arrows of DESIGN.md, checked on the source: `domain` imports nothing but `effect`; `core`
+ * imports `effect` and `domain` and never a driver, an SDK, `node:*` or `api`; no package imports
+ * an app. A new package gets its rule here.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { join, relative } from "node:path"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "@effect/vitest"
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+
+const sourceFiles = (dir: string): ReadonlyArray<string> =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) return sourceFiles(path)
+    return /\.tsx?$/.test(name) && !name.endsWith(".d.ts") ? [path] : []
+  })
+
+const importPattern =
+  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|(?:^|\n)\s*import\s+["']([^"']+)["']/g
+
+/** Every bare (non-relative) module a file imports or re-exports. */
+const importsOf = (file: string): ReadonlyArray<string> =>
+  [...readFileSync(file, "utf8").matchAll(importPattern)]
+    .map((m) => m[1] ?? m[2] ?? m[3] ?? "")
+    .filter((specifier) => specifier !== "" && !specifier.startsWith("."))
+
+const packageOf = (specifier: string): string =>
+  specifier.startsWith("@")
+    ? specifier.split("/").slice(0, 2).join("/")
+    : (specifier.split("/")[0] ?? specifier)
+
+const violations = (srcDir: string, allowed: (pkg: string) => boolean) =>
+  sourceFiles(join(root, srcDir)).flatMap((file) =>
+    importsOf(file)
+      .filter((specifier) => !allowed(packageOf(specifier)))
+      .map((specifier) => `${relative(root, file)} imports ${specifier}`)
+  )
+
+describe("dependency arrows", () => {
+  it("finds the imports it checks (the scanner works)", () => {
+    const domainImports = sourceFiles(join(root, "packages/domain/src")).flatMap(importsOf)
+    expect(domainImports).toContain("effect")
+    const coreImports = sourceFiles(join(root, "packages/core/src")).flatMap(importsOf)
+    expect(coreImports).toContain("@verbatim/domain")
+  })
+
+  it("domain imports nothing but effect", () => {
+    expect(violations("packages/domain/src", (pkg) => pkg === "effect")).toEqual([])
+  })
+
+  it("core imports only effect and domain: no driver, SDK, node:* or api", () => {
+    expect(violations("packages/core/src", (pkg) => pkg === "effect" || pkg === "@verbatim/domain")).toEqual(
+      []
+    )
+  })
+})
