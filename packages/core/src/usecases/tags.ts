@@ -1,0 +1,112 @@
+/**
+ * The use cases as services. Each is a `Context.Tag` with its interface here and its
+ * implementation (a Layer over the ports) in a module of its own, so the HTTP layer, the admin
+ * command and the MCP server depend on what a use case does, not on how.
+ *
+ * Every failure a caller must hear about is an `Errors.ApiError` (code, message, details); store
+ * failures are `PersistenceError`, answered as internal errors.
+ */
+import type { Api, Credits, Errors, Ids, Mode, Plan, Transcript } from "@verbatim/domain"
+import { Context, type DateTime, type Effect } from "effect"
+import type { PersistenceError } from "../errors.js"
+import type { Account, ApiKey } from "../ports/accounts.js"
+import type { RateVerdict } from "../ports/rate-limiter.js"
+import type { TranscriptRecord } from "../ports/transcripts.js"
+
+type Fails<A> = Effect.Effect<A, Errors.ApiError | PersistenceError>
+
+/** Who is calling: the account behind the request's API key. */
+export class CurrentAccount extends Context.Tag("@verbatim/core/CurrentAccount")<CurrentAccount, Account>() {}
+
+export interface NewAccountInput {
+  readonly name: string
+  readonly plan: Plan.Plan
+  readonly credits: Credits.Credits
+  /** Defaults to now; decides the default mode (auto from October 2026). */
+  readonly createdAt?: DateTime.Utc | undefined
+  /** Defaults to the mode for the creation date. */
+  readonly defaultMode?: Mode.Mode | undefined
+}
+
+export interface IssuedKey {
+  /** The key itself: shown once, never stored. */
+  readonly key: string
+  readonly record: ApiKey
+}
+
+/** Accounts, keys and grants: what the admin command does. */
+export class AccountAdmin extends Context.Tag("@verbatim/core/AccountAdmin")<
+  AccountAdmin,
+  {
+    readonly createAccount: (input: NewAccountInput) => Fails<Account>
+    readonly listAccounts: Fails<ReadonlyArray<Account>>
+    readonly getAccount: (id: Ids.AccountId) => Fails<Account>
+    readonly setPlan: (id: Ids.AccountId, plan: Plan.Plan) => Fails<Account>
+    readonly issueKey: (accountId: Ids.AccountId) => Fails<IssuedKey>
+    readonly listKeys: (accountId: Ids.AccountId) => Fails<ReadonlyArray<ApiKey>>
+    readonly revokeKey: (keyId: string) => Fails<void>
+    /** Adds credits; `key` makes the grant idempotent (the same key never grants twice). */
+    readonly grantCredits: (
+      accountId: Ids.AccountId,
+      amount: Credits.Credits,
+      reason: string,
+      key?: string
+    ) => Fails<Account>
+  }
+>() {}
+
+/** From an API key to its account, and the account's rate limit. */
+export class Access extends Context.Tag("@verbatim/core/Access")<
+  Access,
+  {
+    /** The account of an active key; `invalid_api_key` for a missing, malformed, unknown or revoked one. */
+    readonly authenticate: (bearer: string | undefined) => Fails<Account>
+    /** Takes one request from the account's bucket (all its keys share it). */
+    readonly takeRequest: (account: Account) => Effect.Effect<RateVerdict>
+  }
+>() {}
+
+/** POST /transcribe and POST /transcribe/estimate. */
+export class Transcribe extends Context.Tag("@verbatim/core/Transcribe")<
+  Transcribe,
+  {
+    readonly transcribe: (account: Account, request: Api.TranscribeRequest) => Fails<Api.TranscribeResponse>
+    readonly estimate: (account: Account, request: Api.EstimateRequest) => Fails<Api.EstimateResponse>
+  }
+>() {}
+
+/** GET /jobs/{job_id} and GET /jobs. */
+export class JobQueries extends Context.Tag("@verbatim/core/JobQueries")<
+  JobQueries,
+  {
+    readonly get: (account: Account, id: Ids.JobId, query: Api.JobQuery) => Fails<Api.Job>
+    readonly list: (account: Account, query: Api.JobListQuery) => Fails<Api.JobList>
+  }
+>() {}
+
+/** A stored transcript chosen for GET /transcripts/{video_id}, with the record for exports. */
+export interface ChosenTranscript {
+  readonly response: Api.StoredTranscript
+  readonly record: TranscriptRecord
+  readonly segments: ReadonlyArray<Transcript.Segment>
+}
+
+/** The stored-transcript endpoints. */
+export class StoredTranscripts extends Context.Tag("@verbatim/core/StoredTranscripts")<
+  StoredTranscripts,
+  {
+    readonly list: (account: Account, query: Api.TranscriptListQuery) => Fails<Api.TranscriptList>
+    readonly get: (account: Account, videoId: string, query: Api.TranscriptQuery) => Fails<ChosenTranscript>
+    readonly remove: (account: Account, videoId: string, query: Api.DeleteTranscriptQuery) => Fails<Api.DeleteResponse>
+    readonly bulkRemove: (account: Account, request: Api.BulkDeleteRequest) => Fails<Api.DeleteResponse>
+    readonly languages: (account: Account, videoId: string, query: Api.LanguagesQuery) => Fails<Api.LanguagesResponse>
+  }
+>() {}
+
+/** GET /credits. */
+export class Balance extends Context.Tag("@verbatim/core/Balance")<
+  Balance,
+  {
+    readonly credits: (account: Account) => Fails<Api.CreditsResponse>
+  }
+>() {}

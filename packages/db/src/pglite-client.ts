@@ -1,0 +1,236 @@
+/**
+ * An `@effect/sql` client over an in-process PGlite database (PostgreSQL compiled to WebAssembly).
+ *
+ * Statements compile with `PgClient.makeCompiler`, so SQL reads exactly as on PostgreSQL. PGlite is a
+ * single session: a one-permit semaphore serialises access, and a transaction (or `sql.reserve`)
+ * holds the permit from BEGIN to COMMIT/ROLLBACK while other fibers wait. Values are parsed like
+ * node-postgres does (`bigint` as a string), so both clients return the same rows.
+ */
+
+import { mkdir } from "node:fs/promises"
+import { resolve } from "node:path"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { Connection } from "@effect/sql/SqlConnection"
+import { SqlError } from "@effect/sql/SqlError"
+import * as Statement from "@effect/sql/Statement"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { PGlite, type PGliteOptions, type Results, types } from "@electric-sql/pglite"
+import { Context, Effect, Layer, Option, type Scope, Stream } from "effect"
+
+/** Identifies a `PgliteClient` among `SqlClient`s. */
+export const TypeId: unique symbol = Symbol.for("@verbatim/db/PgliteClient")
+export type TypeId = typeof TypeId
+
+export interface PgliteClientConfig {
+  /** Folder holding the database files (created if missing); `undefined` keeps it in memory. */
+  readonly dataDir?: string | undefined
+  /** A data directory tarball (from `dumpDataDir`) to start from instead of running initdb. */
+  readonly loadDataDir?: Blob | undefined
+  readonly spanAttributes?: Record<string, unknown> | undefined
+  /** Applied to identifiers in queries, e.g. `String.camelToSnake`. */
+  readonly transformQueryNames?: ((name: string) => string) | undefined
+  /** Applied to column names in results, e.g. `String.snakeToCamel`. */
+  readonly transformResultNames?: ((name: string) => string) | undefined
+  /** Whether the name transforms also reach inside JSON values (default true, as in `PgClient`). */
+  readonly transformJson?: boolean | undefined
+}
+
+export interface PgliteClient extends SqlClient.SqlClient {
+  readonly [TypeId]: TypeId
+  readonly config: PgliteClientConfig
+  /** A JSON parameter, compiled like `PgClient.json`. */
+  readonly json: (value: unknown) => Statement.Fragment
+  /** Payloads sent with NOTIFY (or `pg_notify`) on a channel, while the stream runs. */
+  readonly listen: (channel: string) => Stream.Stream<string, SqlError>
+  /** `SELECT pg_notify(channel, payload)`. */
+  readonly notify: (channel: string, payload: string) => Effect.Effect<void, SqlError>
+}
+
+export const PgliteClient = Context.GenericTag<PgliteClient>("@verbatim/db/PgliteClient")
+
+type TransformRows = (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
+
+interface PgJson extends Statement.Custom<"PgJson", unknown> {}
+/** `PgClient.makeCompiler` knows the `PgJson` custom fragment by its kind. */
+const PgJson = Statement.custom<PgJson>("PgJson")
+
+/**
+ * Parsers that differ from node-postgres's defaults: PGlite returns `bigint` as a number (or a
+ * `BigInt` past 2^53) and `date` as UTC midnight; node-postgres returns a string and local midnight.
+ */
+const pgCompatibleParsers: NonNullable<PGliteOptions["parsers"]> = {
+  [types.INT8]: (value) => value,
+  [types.DATE]: (value) => {
+    const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value)
+    if (match === null) return new Date(value)
+    const date = new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3]))
+    date.setFullYear(Number(match[1]))
+    return date
+  }
+}
+
+const errorMessage = (cause: unknown): string =>
+  cause instanceof Error ? cause.message : typeof cause === "string" ? cause : "unknown error"
+
+const statementError = (cause: unknown) =>
+  new SqlError({ cause, message: `Failed to execute statement: ${errorMessage(cause)}` })
+
+/** Rows of one result, or one array of rows per statement when a text held several (as `pg` does). */
+const rowsOf = (results: ReadonlyArray<Results>, transformRows: TransformRows): ReadonlyArray<unknown> => {
+  const transform = (rows: ReadonlyArray<object>) => (transformRows ? transformRows(rows) : rows)
+  if (results.length === 1) {
+    const [only] = results
+    return only === undefined ? [] : transform(only.rows)
+  }
+  return results.map((result) => transform(result.rows))
+}
+
+/**
+ * Opens a PGlite database and builds a `PgliteClient` over it; the database closes with the scope.
+ */
+export const make = (
+  config: PgliteClientConfig
+): Effect.Effect<PgliteClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.gen(function* () {
+    const dataDir = config.dataDir === undefined ? undefined : resolve(config.dataDir)
+    const lock = yield* Effect.makeSemaphore(1)
+    const locked = lock.withPermits(1)
+    const db = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          if (dataDir !== undefined) await mkdir(dataDir, { recursive: true })
+          return PGlite.create({
+            parsers: pgCompatibleParsers,
+            ...(dataDir === undefined ? {} : { dataDir }),
+            ...(config.loadDataDir === undefined ? {} : { loadDataDir: config.loadDataDir })
+          })
+        },
+        catch: (cause) =>
+          new SqlError({
+            cause,
+            message: `PgliteClient: failed to open the database: ${errorMessage(cause)}`
+          })
+      }),
+      (db) =>
+        Effect.gen(function* () {
+          // Wait (bounded) for the running statement or transaction, then close; later statements fail.
+          const taken = yield* lock.take(1).pipe(Effect.interruptible, Effect.timeoutOption("5 seconds"))
+          yield* Effect.tryPromise(() => db.close()).pipe(
+            Effect.catchAll((error) => Effect.logWarning("PgliteClient: failed to close the database", error))
+          )
+          if (Option.isSome(taken)) yield* lock.release(1)
+        })
+    )
+
+    const query = (sql: string, params: ReadonlyArray<unknown>, rowMode?: "array") =>
+      Effect.tryPromise({
+        // Without parameters the text goes through the simple protocol, so it may hold several
+        // statements, as with node-postgres.
+        try: (): Promise<ReadonlyArray<Results>> =>
+          params.length === 0 && rowMode === undefined
+            ? db.exec(sql)
+            : db
+                .query<Record<string, unknown>>(sql, [...params], rowMode === undefined ? {} : { rowMode })
+                .then((r) => [r]),
+        catch: statementError
+      })
+
+    const makeConnection = (guard: <A>(effect: Effect.Effect<A, SqlError>) => Effect.Effect<A, SqlError>) => {
+      const execute = (sql: string, params: ReadonlyArray<unknown>, transformRows: TransformRows) =>
+        guard(Effect.map(query(sql, params), (results) => rowsOf(results, transformRows)))
+      const connection: Connection = {
+        execute,
+        executeUnprepared: execute,
+        executeRaw: (sql, params) =>
+          guard(Effect.map(query(sql, params), (results) => (results.length === 1 ? results[0] : results))),
+        executeValues: (sql, params) =>
+          guard(
+            Effect.map(query(sql, params, "array"), (results) =>
+              results.flatMap((result) => result.rows as unknown as ReadonlyArray<ReadonlyArray<unknown>>)
+            )
+          ),
+        // PGlite has no cursors over its API: the rows are read at once (they live in this process anyway).
+        executeStream: (sql, params, transformRows) =>
+          Stream.fromIterableEffect(
+            guard(
+              Effect.map(query(sql, params), (results) =>
+                results.flatMap((result) => (transformRows ? transformRows(result.rows) : result.rows))
+              )
+            )
+          )
+      }
+      return connection
+    }
+
+    const shared = makeConnection(locked)
+    const held = makeConnection((effect) => effect)
+
+    /** Takes the permit for the scope; a transaction left open is rolled back before release. */
+    const reserve: Effect.Effect<Connection, SqlError, Scope.Scope> = Effect.uninterruptibleMask((restore) =>
+      Effect.zipRight(
+        restore(lock.take(1)),
+        Effect.as(
+          Effect.addFinalizer(() =>
+            Effect.suspend(() =>
+              db.closed || !db.isInTransaction()
+                ? Effect.void
+                : Effect.ignore(Effect.tryPromise(() => db.query("ROLLBACK")))
+            ).pipe(Effect.ensuring(lock.release(1)))
+          ),
+          held
+        )
+      )
+    )
+
+    const transformRows = config.transformResultNames
+      ? Statement.defaultTransforms(config.transformResultNames, config.transformJson).array
+      : undefined
+
+    const client = yield* SqlClient.make({
+      acquirer: Effect.succeed(shared),
+      transactionAcquirer: reserve,
+      compiler: PgClient.makeCompiler(config.transformQueryNames, config.transformJson),
+      spanAttributes: [
+        ...(config.spanAttributes ? Object.entries(config.spanAttributes) : []),
+        ["db.system.name", "postgresql"],
+        ["db.namespace", "pglite"],
+        ["server.address", dataDir ?? "memory"]
+      ],
+      transformRows
+    })
+
+    const listen = (channel: string): Stream.Stream<string, SqlError> =>
+      Stream.asyncPush<string, SqlError>((emit) =>
+        Effect.acquireRelease(
+          locked(
+            Effect.tryPromise({
+              try: () => db.listen(channel, (payload) => emit.single(payload)),
+              catch: (cause) => new SqlError({ cause, message: `Failed to listen: ${errorMessage(cause)}` })
+            })
+          ),
+          (unlisten) => Effect.ignore(locked(Effect.tryPromise(() => unlisten())))
+        )
+      )
+
+    const notify = (channel: string, payload: string) =>
+      Effect.asVoid(shared.execute("SELECT pg_notify($1, $2)", [channel, payload], undefined))
+
+    return Object.assign(client, {
+      [TypeId]: TypeId,
+      config,
+      json: (value: unknown) => PgJson(value),
+      listen,
+      notify
+    } as const)
+  })
+
+/** A `PgliteClient`, also provided as the `SqlClient`. */
+export const layer = (
+  config: PgliteClientConfig = {}
+): Layer.Layer<PgliteClient | SqlClient.SqlClient, SqlError> =>
+  Layer.scopedContext(
+    Effect.map(make(config), (client) =>
+      Context.make(PgliteClient, client).pipe(Context.add(SqlClient.SqlClient, client))
+    )
+  ).pipe(Layer.provide(Reactivity.layer))
