@@ -97,9 +97,17 @@ export class StoredTranscripts extends Context.Tag("@verbatim/core/StoredTranscr
   {
     readonly list: (account: Account, query: Api.TranscriptListQuery) => Fails<Api.TranscriptList>
     readonly get: (account: Account, videoId: string, query: Api.TranscriptQuery) => Fails<ChosenTranscript>
-    readonly remove: (account: Account, videoId: string, query: Api.DeleteTranscriptQuery) => Fails<Api.DeleteResponse>
+    readonly remove: (
+      account: Account,
+      videoId: string,
+      query: Api.DeleteTranscriptQuery
+    ) => Fails<Api.DeleteResponse>
     readonly bulkRemove: (account: Account, request: Api.BulkDeleteRequest) => Fails<Api.DeleteResponse>
-    readonly languages: (account: Account, videoId: string, query: Api.LanguagesQuery) => Fails<Api.LanguagesResponse>
+    readonly languages: (
+      account: Account,
+      videoId: string,
+      query: Api.LanguagesQuery
+    ) => Fails<Api.LanguagesResponse>
   }
 >() {}
 

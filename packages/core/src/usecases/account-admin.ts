@@ -1,0 +1,101 @@
+/**
+ * Accounts, keys and grants, as the admin command and the development seed use them.
+ * A new account's credits are a ledger grant, so its balance equals its ledger from the start.
+ * A key is shown once: only its hash and a short prefix are stored.
+ */
+import { type Ids, Mode } from "@verbatim/domain"
+import { DateTime, Effect, Layer, Option } from "effect"
+import { Accounts } from "../ports/accounts.js"
+import { Ledger } from "../ports/ledger.js"
+import { Secrets } from "../ports/secrets.js"
+import { Transactor } from "../ports/transactor.js"
+import { fieldError, notFound } from "./failures.js"
+import { AccountAdmin } from "./tags.js"
+
+/** How many characters of a key are kept to recognise it in listings. */
+export const keyPrefixLength = 12
+
+export const AccountAdminLive = Layer.effect(
+  AccountAdmin,
+  Effect.gen(function* () {
+    const accounts = yield* Accounts
+    const ledger = yield* Ledger
+    const secrets = yield* Secrets
+    const tx = yield* Transactor
+
+    const getAccount = (id: Ids.AccountId) =>
+      accounts.get(id).pipe(
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.fail(notFound(`account ${id}`, { account_id: id })),
+            onSome: Effect.succeed
+          })
+        )
+      )
+
+    const grant = (accountId: Ids.AccountId, amount: number, reason: string, key: string) =>
+      Effect.gen(function* () {
+        if (!Number.isInteger(amount) || amount < 0) {
+          return yield* fieldError(["amount"], "credits are a whole, non-negative number")
+        }
+        if (amount > 0) {
+          const at = yield* DateTime.now
+          yield* ledger.grant({ accountId, key, reason, at }, amount)
+        }
+      })
+
+    return AccountAdmin.of({
+      createAccount: (input) =>
+        Effect.gen(function* () {
+          const name = input.name.trim()
+          if (name.length === 0) return yield* fieldError(["name"], "an account needs a name")
+          const id = (yield* secrets.uuid) as Ids.AccountId
+          const createdAt = input.createdAt ?? (yield* DateTime.now)
+          const defaultMode = input.defaultMode ?? Mode.defaultModeFor(createdAt)
+          yield* tx.transaction(
+            Effect.zipRight(
+              accounts.create({ id, name, plan: input.plan, defaultMode, createdAt }),
+              grant(id, input.credits, "initial credits", "grant:initial")
+            )
+          )
+          return yield* getAccount(id)
+        }),
+      listAccounts: accounts.list,
+      getAccount,
+      setPlan: (id, plan) =>
+        accounts.setPlan(id, plan).pipe(
+          Effect.flatMap(
+            Option.match({
+              onNone: () => Effect.fail(notFound(`account ${id}`, { account_id: id })),
+              onSome: Effect.succeed
+            })
+          )
+        ),
+      issueKey: (accountId) =>
+        Effect.gen(function* () {
+          yield* getAccount(accountId)
+          const key = yield* secrets.newApiKey
+          const record = yield* accounts.addKey({
+            id: yield* secrets.uuid,
+            accountId,
+            hash: yield* secrets.hashApiKey(key),
+            prefix: key.slice(0, keyPrefixLength),
+            createdAt: yield* DateTime.now
+          })
+          return { key, record }
+        }),
+      listKeys: (accountId) => Effect.zipRight(getAccount(accountId), accounts.listKeys(accountId)),
+      revokeKey: (keyId) =>
+        Effect.gen(function* () {
+          const revoked = yield* accounts.revokeKey(keyId, yield* DateTime.now)
+          if (!revoked) return yield* notFound(`active API key ${keyId}`, { key_id: keyId })
+        }),
+      grantCredits: (accountId, amount, reason, key) =>
+        Effect.gen(function* () {
+          yield* getAccount(accountId)
+          yield* grant(accountId, amount, reason, key ?? `grant:${yield* secrets.uuid}`)
+          return yield* getAccount(accountId)
+        })
+    })
+  })
+)

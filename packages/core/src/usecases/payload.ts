@@ -1,0 +1,38 @@
+/** The transcript as responses carry it, cut to what the caller asked for. */
+import { Api, Transcript } from "@verbatim/domain"
+import type { TranscriptRecord } from "../ports/transcripts.js"
+
+export interface PayloadParts {
+  /** Timestamped segments (`format.timestamp`, `include_segments`). */
+  readonly segments: boolean
+  /** Paragraph groupings (`format.paragraphs`, `include_paragraphs`). */
+  readonly paragraphs: boolean
+  /** Word timestamps, where the transcript has them (`format.words`, `include_words`). */
+  readonly words: boolean
+}
+
+const withoutWords = (segment: Transcript.Segment): Transcript.Segment =>
+  segment.words === undefined
+    ? segment
+    : new Transcript.Segment({ text: segment.text, start: segment.start, end: segment.end })
+
+export const transcriptPayload = (record: TranscriptRecord, parts: PayloadParts): Api.TranscriptPayload => {
+  const words =
+    parts.words && Transcript.hasWords(record.segments) ? Transcript.wordsOf(record.segments) : null
+  return new Api.TranscriptPayload({
+    text: record.text,
+    language: record.language,
+    source: record.sourceKind,
+    segments: parts.segments ? (parts.words ? record.segments : record.segments.map(withoutWords)) : [],
+    paragraphs: parts.paragraphs ? Transcript.paragraphsOf(record.segments) : null,
+    words
+  })
+}
+
+export const transcribeData = (record: TranscriptRecord, parts: PayloadParts): Api.TranscribeData =>
+  new Api.TranscribeData({
+    video_id: record.videoId,
+    transcript: transcriptPayload(record, parts),
+    video_title: record.videoTitle,
+    ...(record.asrIntelligence === null ? {} : { asr_intelligence: record.asrIntelligence })
+  })

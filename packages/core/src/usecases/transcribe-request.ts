@@ -1,0 +1,59 @@
+/**
+ * The checks of a transcribe request before any I/O: the mode (spec rules 1-5 with the account
+ * default), the ASR options as they will apply, and the video reference. Each failure names its
+ * field in a 400 `invalid_request`.
+ */
+import { type Api, Asr, type Errors, type Ids, Mode, Reference } from "@verbatim/domain"
+import { Effect, Either } from "effect"
+import type { Account } from "../ports/accounts.js"
+import { fromAsrOptionsError, fromModeError, fromReferenceError } from "./failures.js"
+
+export interface ResolvedRequest {
+  readonly mode: Mode.ResolvedMode
+  readonly asr: Asr.EffectiveAsrOptions
+  /** What is transcribed: a platform video, or an upload. */
+  readonly target:
+    | { readonly _tag: "video"; readonly id: Ids.VideoId }
+    | { readonly _tag: "upload"; readonly id: string }
+  /** The id jobs and responses carry as `video_id`: the video id, or the upload id. */
+  readonly videoId: string
+  /** What to do once the platform said whether usable captions exist. */
+  readonly step: (hasUsableCaptions: boolean) => Mode.TranscriptionStep
+}
+
+export const resolveRequest = (
+  account: Account,
+  request: Api.TranscribeRequest
+): Effect.Effect<ResolvedRequest, Errors.ApiError> =>
+  Effect.gen(function* () {
+    const mode = yield* Either.mapLeft(
+      Mode.resolveMode(
+        {
+          video: request.video,
+          upload_id: request.upload_id,
+          mode: request.mode,
+          source: request.source,
+          allow_asr: request.allow_asr,
+          webhook_url: request.webhook_url
+        },
+        { kind: "transcribe", accountDefault: account.defaultMode }
+      ),
+      fromModeError
+    )
+    const asr = yield* Either.mapLeft(Asr.normalise(request.asr_options), fromAsrOptionsError)
+    const target: ResolvedRequest["target"] =
+      mode.input === "upload"
+        ? { _tag: "upload", id: request.upload_id ?? "" }
+        : {
+            _tag: "video",
+            id: yield* Either.mapLeft(Reference.parseVideo(request.video ?? ""), fromReferenceError("video"))
+          }
+    const resolved: ResolvedRequest = {
+      mode,
+      asr,
+      target,
+      videoId: target.id,
+      step: (hasUsableCaptions) => Mode.decideStep(mode, hasUsableCaptions)
+    }
+    return resolved
+  })

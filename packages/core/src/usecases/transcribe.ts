@@ -1,0 +1,282 @@
+/**
+ * POST /transcribe, captions path (DESIGN decisions 1, 2, 4, 5, 9):
+ *
+ * 1. Resolve the mode (with the account default) and the ASR options; parse the video reference.
+ * 2. Ask the platform for the video and choose a caption track for the mode and language.
+ * 3. Serve captions: an owned transcript of that video, language and source again for 0 credits;
+ *    otherwise check the balance, fetch the captions, and store the transcript, charge 1 credit and
+ *    record the job in one transaction (the charge is keyed on the job, so it never happens twice;
+ *    a concurrent request that stored the same transcript first makes this one free).
+ * 4. Without usable captions: `no_captions` (404) for captions modes; for ASR modes an owned ASR
+ *    transcript, else a `failed` answer for videos over 480 minutes, the quote
+ *    (`requires_asr_confirmation`) when ASR is only the account default, and `asr_unavailable`
+ *    (503) when ASR was asked for, until the worker lands.
+ *
+ * Every request that passes validation is recorded as a job, failures included.
+ */
+import { Api, Captions, type Credits, Errors, type Ids, Pricing, Transcript } from "@verbatim/domain"
+import { DateTime, Effect, Option } from "effect"
+import type { Account } from "../ports/accounts.js"
+import { type JobRecord, Jobs } from "../ports/jobs.js"
+import { Ledger } from "../ports/ledger.js"
+import { Secrets } from "../ports/secrets.js"
+import { Transactor } from "../ports/transactor.js"
+import { type TranscriptRecord, Transcripts } from "../ports/transcripts.js"
+import { type VideoDetails, VideoPlatform } from "../ports/video-platform.js"
+import { fromPlatformError, notFound } from "./failures.js"
+import { transcribeData } from "./payload.js"
+import { resolveRequest } from "./transcribe-request.js"
+
+/** Said with every quote: how to confirm it. */
+export const confirmationSuggestion =
+  "ASR is this account's default mode: send the request again with mode=auto or mode=speech_to_text_only to start it. Nothing was charged."
+
+export const tooLongSuggestion = `ASR takes videos up to ${Pricing.estimate({ durationSeconds: 0, addOns: [] }).max_duration_minutes} minutes: use mode=captions_only for a video with captions, or upload a shorter excerpt.`
+
+const countWords = (text: string): number => (text.length === 0 ? 0 : text.split(" ").length)
+
+export const makeTranscribe = Effect.gen(function* () {
+  const platform = yield* VideoPlatform
+  const transcripts = yield* Transcripts
+  const jobs = yield* Jobs
+  const ledger = yield* Ledger
+  const tx = yield* Transactor
+  const secrets = yield* Secrets
+
+  return (account: Account, request: Api.TranscribeRequest) =>
+    Effect.gen(function* () {
+      const resolved = yield* resolveRequest(account, request)
+      const now = yield* DateTime.now
+      const requestId = (yield* secrets.uuid) as Ids.RequestId
+      const jobId = (yield* secrets.uuid) as Ids.JobId
+      const mode = resolved.mode.mode
+      const parts = {
+        segments: request.format.timestamp,
+        paragraphs: request.format.paragraphs,
+        words: request.format.words
+      }
+
+      const job = (fields: Partial<JobRecord> & Pick<JobRecord, "status">): JobRecord => ({
+        id: jobId,
+        accountId: account.id,
+        requestId,
+        videoId: resolved.videoId,
+        videoTitle: null,
+        language: null,
+        source: null,
+        mode,
+        error: null,
+        creditsUsed: 0,
+        transcriptId: null,
+        createdAt: now,
+        startedAt: now,
+        completedAt: now,
+        ...fields
+      })
+
+      /** Records the request as a failed job, then fails with the error. */
+      const failWith = (error: Errors.ApiError, details?: VideoDetails) =>
+        jobs
+          .insert(job({ status: "failed", error: error.message, videoTitle: details?.title ?? null }))
+          .pipe(Effect.zipRight(Effect.fail(error)))
+
+      const completed = (record: TranscriptRecord, credits: Credits.Credits) =>
+        new Api.TranscribeCompleted({
+          request_id: requestId,
+          mode,
+          status: "completed",
+          data: transcribeData(record, parts),
+          credits_used: credits,
+          job_id: jobId
+        })
+
+      const completedJob = (record: TranscriptRecord, credits: Credits.Credits) =>
+        job({
+          status: "completed",
+          videoTitle: record.videoTitle,
+          language: record.language,
+          source: record.sourceKind,
+          creditsUsed: credits,
+          transcriptId: record.id
+        })
+
+      /** An owned transcript, served again for 0 credits (DESIGN decision 5). */
+      const serveOwned = (record: TranscriptRecord) =>
+        jobs.insert(completedJob(record, 0)).pipe(Effect.as(completed(record, 0)))
+
+      const serveCaptions = (videoId: Ids.VideoId, details: VideoDetails, track: Captions.CaptionTrack) =>
+        Effect.gen(function* () {
+          const owned = yield* transcripts.owned(account.id, resolved.videoId, {
+            language: track.language,
+            sourceKinds: [track.kind]
+          })
+          const first = owned[0]
+          if (first !== undefined) return yield* serveOwned(first)
+
+          const price = Pricing.captionCredits(false)
+          const balance = yield* ledger.balance(account.id)
+          if (balance < price) return yield* failWith(insufficient(price, balance), details)
+
+          const segments = yield* platform
+            .captions(videoId, track)
+            .pipe(Effect.catchAll((error) => failWith(fromPlatformError(error), details)))
+          const text = Transcript.textOf(segments)
+          if (text.length === 0) {
+            return yield* failWith(
+              Errors.apiError(
+                "no_captions",
+                `the ${track.language} captions of video ${resolved.videoId} are empty`
+              ),
+              details
+            )
+          }
+          const record: TranscriptRecord = {
+            id: (yield* secrets.uuid) as Ids.TranscriptId,
+            accountId: account.id,
+            videoId: resolved.videoId,
+            videoTitle: details.title,
+            channelId: details.channelId,
+            language: track.language,
+            sourceKind: track.kind,
+            status: "succeeded",
+            text,
+            segments: Transcript.sortByStart(segments),
+            hasTimestamps: true,
+            wordCount: countWords(text),
+            segmentCount: segments.length,
+            durationSeconds: Math.ceil(
+              details.durationSeconds ?? Math.max(0, ...segments.map((s) => s.end)) / 1000
+            ),
+            creditsUsed: price,
+            summary: null,
+            mindMap: null,
+            asrIntelligence: null,
+            createdAt: now
+          }
+          const outcome = yield* tx
+            .transaction(
+              Effect.gen(function* () {
+                const stored = yield* transcripts.store(record)
+                const credits = stored.created ? price : 0
+                if (stored.created) {
+                  yield* ledger.charge(
+                    {
+                      accountId: account.id,
+                      key: `charge:job:${jobId}`,
+                      jobId,
+                      reason: `captions of ${resolved.videoId} (${track.language}, ${track.kind})`,
+                      at: now
+                    },
+                    price
+                  )
+                }
+                yield* jobs.insert(completedJob(stored.record, credits))
+                return { record: stored.record, credits }
+              })
+            )
+            .pipe(
+              Effect.catchTag("InsufficientCredits", (error) =>
+                failWith(insufficient(error.required, error.balance), details)
+              )
+            )
+          return completed(outcome.record, outcome.credits)
+        })
+
+      const withoutCaptions = (details: VideoDetails, step: "start_asr" | "requires_asr_confirmation") =>
+        Effect.gen(function* () {
+          const ownedAsr = yield* transcripts.owned(account.id, resolved.videoId, {
+            language: request.language,
+            sourceKinds: ["asr"]
+          })
+          const first = ownedAsr[0]
+          if (first !== undefined) return yield* serveOwned(first)
+
+          const quote = Pricing.estimate({
+            durationSeconds: details.durationSeconds,
+            addOns: resolved.asr.billable
+          })
+          if (quote.exceeds_max_duration) {
+            const error = `video ${resolved.videoId} lasts ${quote.duration_minutes} minutes, longer than the ${quote.max_duration_minutes} minutes ASR takes`
+            yield* jobs.insert(job({ status: "failed", error, videoTitle: details.title }))
+            return new Api.TranscribeFailed({
+              request_id: requestId,
+              mode,
+              status: "failed",
+              job_id: jobId,
+              credits_used: 0,
+              error,
+              suggestion: tooLongSuggestion,
+              duration_minutes: quote.duration_minutes,
+              max_duration_minutes: quote.max_duration_minutes
+            })
+          }
+          if (step === "start_asr") {
+            return yield* failWith(
+              Errors.apiError(
+                "asr_unavailable",
+                "speech recognition is not available on this server yet; captions modes work (mode=captions_only)",
+                { video_id: resolved.videoId }
+              ),
+              details
+            )
+          }
+          yield* jobs.insert(job({ status: "requires_asr_confirmation", videoTitle: details.title }))
+          return new Api.TranscribeConfirmation({
+            request_id: requestId,
+            mode,
+            status: "requires_asr_confirmation",
+            job_id: jobId,
+            credits_used: 0,
+            estimated_credits: quote.estimated_credits,
+            base_credits: quote.base_credits,
+            addon_credits: quote.addon_credits,
+            duration_minutes: quote.duration_minutes,
+            max_duration_minutes: quote.max_duration_minutes,
+            suggestion: confirmationSuggestion
+          })
+        })
+
+      const target = resolved.target
+      if (target._tag === "upload") {
+        // Uploads arrive with a later issue: no upload can exist yet.
+        return yield* notFound(`upload ${target.id}`, { upload_id: target.id })
+      }
+      const videoId = target.id
+      const details = yield* platform
+        .video(videoId)
+        .pipe(Effect.catchAll((error) => failWith(fromPlatformError(error))))
+      const track = Captions.chooseTrack(details.captionTracks, {
+        mode,
+        language: request.language,
+        originalLanguage: details.originalLanguage
+      })
+      const step = resolved.step(Option.isSome(track))
+      switch (step) {
+        case "serve_captions":
+          return yield* Option.match(track, {
+            onNone: () => failWith(noCaptions(resolved.videoId, mode), details),
+            onSome: (chosen) => serveCaptions(videoId, details, chosen)
+          })
+        case "no_captions":
+          return yield* failWith(noCaptions(resolved.videoId, mode), details)
+        case "start_asr":
+        case "requires_asr_confirmation":
+          return yield* withoutCaptions(details, step)
+      }
+    })
+})
+
+const insufficient = (required: number, balance: number) =>
+  Errors.apiError("payment_required", `this needs ${required} credits and the balance is ${balance}`, {
+    required,
+    balance
+  })
+
+const noCaptions = (videoId: string, mode: string) =>
+  Errors.apiError(
+    "no_captions",
+    mode === "human_captions_only"
+      ? `video ${videoId} has no human-made captions`
+      : `video ${videoId} has no captions`,
+    { video_id: videoId, mode }
+  )
