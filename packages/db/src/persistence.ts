@@ -1,0 +1,46 @@
+/**
+ * Every store port of core on one `SqlClient`, and the process's persistence: the database chosen
+ * by configuration (`DatabaseLive`), migrated to the current schema before any repository is used.
+ */
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import type { Accounts, Jobs, Ledger, Transactor, Transcripts } from "@verbatim/core"
+import { type ConfigError, Layer } from "effect"
+import { DatabaseLive } from "./client.js"
+import { migrations } from "./migrations/index.js"
+import * as Migrator from "./migrator.js"
+import * as AccountsSql from "./repositories/accounts.js"
+import * as JobsSql from "./repositories/jobs.js"
+import * as LedgerSql from "./repositories/ledger.js"
+import * as TranscriptsSql from "./repositories/transcripts.js"
+import * as TransactorSql from "./transactor.js"
+
+/** The ports the repositories provide. */
+export type Repositories = Accounts | Ledger | Jobs | Transcripts | Transactor
+
+/** The repositories over the `SqlClient` in context (which must hold the migrated schema). */
+export const RepositoriesLive: Layer.Layer<Repositories, never, SqlClient.SqlClient> = Layer.mergeAll(
+  AccountsSql.layer,
+  LedgerSql.layer,
+  JobsSql.layer,
+  TranscriptsSql.layer,
+  TransactorSql.layer
+)
+
+/** Applies Verbatim's migrations to the `SqlClient` in context when built. */
+export const MigrationsLive: Layer.Layer<never, Migrator.MigrationError | SqlError, SqlClient.SqlClient> =
+  Migrator.layer(migrations)
+
+/** The repositories on a given database, migrated first; the `SqlClient` is provided too. */
+export const persistenceLayer = <E>(
+  database: Layer.Layer<SqlClient.SqlClient, E>
+): Layer.Layer<Repositories | SqlClient.SqlClient, E | Migrator.MigrationError | SqlError> =>
+  RepositoriesLive.pipe(
+    Layer.provideMerge(Layer.merge(database, MigrationsLive.pipe(Layer.provide(database))))
+  )
+
+/** The repositories on the configured database (`DATABASE_URL`, else PGlite), migrated first. */
+export const PersistenceLive: Layer.Layer<
+  Repositories | SqlClient.SqlClient,
+  ConfigError.ConfigError | SqlError | Migrator.MigrationError
+> = persistenceLayer(DatabaseLive)

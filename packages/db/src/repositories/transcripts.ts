@@ -1,0 +1,239 @@
+/**
+ * The `Transcripts` port on SQL. Storing is idempotent per account, video, language and source kind
+ * (`ON CONFLICT DO NOTHING`, then the row that won). The list search (GET /transcripts) reads only
+ * metadata columns unless segments are asked for, takes the page in a materialized step, and counts
+ * separately, only when the page does not tell the total by itself (never `count(*) OVER ()`, which
+ * makes PostgreSQL read every matching row). Search words go through `websearch_to_tsquery('english')`
+ * over the generated `tsv` (video id, title and text); a search equal to a video id also matches it, and
+ * a search shaped like one id is read as a phrase.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as Statement from "@effect/sql/Statement"
+import {
+  type Stored,
+  type TranscriptPage,
+  type TranscriptRecord,
+  type TranscriptSearch,
+  Transcripts
+} from "@verbatim/core"
+import { Api, Credits, Ids, Language, Status, Transcript } from "@verbatim/domain"
+import { Effect, Layer, Option, Schema } from "effect"
+import { jsonText, nullableJsonText, Timestamp, toDate } from "./columns.js"
+import { operation, StoreConflict } from "./failure.js"
+import { countOf, totalOf } from "./page.js"
+
+const Count = Schema.NonNegativeInt
+
+const SummaryFields = {
+  id: Ids.TranscriptId,
+  accountId: Ids.AccountId,
+  videoId: Schema.String,
+  videoTitle: Schema.NullOr(Schema.String),
+  language: Language.LanguageCode,
+  sourceKind: Transcript.SourceKind,
+  status: Status.StoredTranscriptStatus,
+  wordCount: Count,
+  segmentCount: Count,
+  durationSeconds: Count,
+  creditsUsed: Credits.Credits,
+  createdAt: Timestamp
+}
+
+const Segments = Schema.Array(Transcript.Segment)
+
+const SummaryRow = Schema.Struct(SummaryFields)
+const SummaryWithSegmentsRow = Schema.Struct({ ...SummaryFields, segments: Segments })
+
+const RecordRow = Schema.Struct({
+  ...SummaryFields,
+  channelId: Schema.NullOr(Schema.String),
+  text: Schema.String,
+  segments: Segments,
+  hasTimestamps: Schema.Boolean,
+  summary: Schema.NullOr(Api.FreeFormObject),
+  mindMap: Schema.NullOr(Api.FreeFormObject),
+  asrIntelligence: Schema.NullOr(Api.AsrIntelligence)
+})
+
+const decodeRecords = Schema.decodeUnknown(Schema.Array(RecordRow))
+const decodeSummaries = Schema.decodeUnknown(Schema.Array(SummaryRow))
+const decodeSummariesWithSegments = Schema.decodeUnknown(Schema.Array(SummaryWithSegmentsRow))
+
+/**
+ * Whether a search is one video id or upload id. Its dashes belong to the id, so it is searched as a
+ * phrase: web search syntax would read a leading `-` as "without".
+ */
+const isIdShaped = Schema.is(Schema.Union(Ids.VideoId, Schema.UUID))
+
+/** How many times `store` retries when the row it conflicted with was deleted before it could read it. */
+const storeAttempts = 3
+
+/** Builds the repository over the `SqlClient` in context. */
+export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const summaryColumns = `id, account_id, video_id, video_title, language, source_kind, status,
+    word_count, segment_count, duration_seconds, credits_used, created_at`
+  const recordColumns = sql.literal(`${summaryColumns}, channel_id, text, segments, has_timestamps,
+    summary, mind_map, asr_intelligence`)
+
+  const insert = (record: TranscriptRecord) =>
+    Effect.gen(function* () {
+      const segments = yield* jsonText(Segments, record.segments)
+      const summary = yield* nullableJsonText(Api.FreeFormObject, record.summary)
+      const mindMap = yield* nullableJsonText(Api.FreeFormObject, record.mindMap)
+      const asrIntelligence = yield* nullableJsonText(Api.AsrIntelligence, record.asrIntelligence)
+      const rows = yield* sql`INSERT INTO transcripts ${sql.insert({
+        id: record.id,
+        accountId: record.accountId,
+        videoId: record.videoId,
+        language: record.language,
+        sourceKind: record.sourceKind,
+        status: record.status,
+        videoTitle: record.videoTitle,
+        channelId: record.channelId,
+        text: record.text,
+        segments,
+        hasTimestamps: record.hasTimestamps,
+        wordCount: record.wordCount,
+        segmentCount: record.segmentCount,
+        durationSeconds: record.durationSeconds,
+        creditsUsed: record.creditsUsed,
+        summary,
+        mindMap,
+        asrIntelligence,
+        createdAt: toDate(record.createdAt),
+        updatedAt: toDate(record.createdAt)
+      })}
+      ON CONFLICT (account_id, video_id, language, source_kind) DO NOTHING
+      RETURNING ${recordColumns}`
+      return Option.fromNullable((yield* decodeRecords(rows))[0])
+    })
+
+  const existing = (record: TranscriptRecord) =>
+    Effect.map(
+      Effect.flatMap(
+        sql`SELECT ${recordColumns} FROM transcripts
+          WHERE account_id = ${record.accountId} AND video_id = ${record.videoId}
+            AND language = ${record.language} AND source_kind = ${record.sourceKind}`,
+        decodeRecords
+      ),
+      (rows) => Option.fromNullable(rows[0])
+    )
+
+  const store = (record: TranscriptRecord, attempt: number): Effect.Effect<Stored, unknown> =>
+    Effect.gen(function* () {
+      const created = yield* insert(record)
+      if (Option.isSome(created)) return { record: created.value, created: true }
+      const found = yield* existing(record)
+      if (Option.isSome(found)) return { record: found.value, created: false }
+      // The row that conflicted was deleted in between: try again.
+      return yield* attempt < storeAttempts
+        ? store(record, attempt + 1)
+        : new StoreConflict({ attempts: attempt })
+    })
+
+  /** The list filter of GET /transcripts, every condition on columns of `transcripts`. */
+  const searchFilter = (accountId: Ids.AccountId, query: TranscriptSearch): Statement.Fragment => {
+    const words = query.search?.trim() ?? ""
+    const tsquery = isIdShaped(words) ? `"${words}"` : words
+    return sql.and([
+      sql`account_id = ${accountId}`,
+      sql`status = ${query.status}`,
+      ...(query.language === undefined ? [] : [sql`language = ${query.language}`]),
+      ...(query.createdFrom === undefined ? [] : [sql`created_at >= ${toDate(query.createdFrom)}`]),
+      ...(query.createdTo === undefined ? [] : [sql`created_at <= ${toDate(query.createdTo)}`]),
+      ...(words === ""
+        ? []
+        : [sql`(tsv @@ websearch_to_tsquery('english', ${tsquery}) OR video_id = ${words})`])
+    ])
+  }
+
+  const search = (accountId: Ids.AccountId, query: TranscriptSearch) =>
+    Effect.gen(function* () {
+      const where = searchFilter(accountId, query)
+      const page = sql`SELECT ${sql.literal(summaryColumns)} FROM transcripts WHERE ${where}
+        ORDER BY created_at DESC, id DESC LIMIT ${query.limit} OFFSET ${query.offset}`
+      const items: TranscriptPage["items"] = query.includeSegments
+        ? yield* Effect.flatMap(
+            sql`WITH page AS MATERIALIZED (${page})
+              SELECT page.*, t.segments FROM page JOIN transcripts t ON t.id = page.id
+              ORDER BY page.created_at DESC, page.id DESC`,
+            decodeSummariesWithSegments
+          )
+        : yield* Effect.flatMap(
+            sql`WITH page AS MATERIALIZED (${page}) SELECT * FROM page ORDER BY created_at DESC, id DESC`,
+            decodeSummaries
+          )
+      const total = yield* totalOf(
+        query.offset,
+        query.limit,
+        items.length,
+        countOf(sql`SELECT count(*)::int AS n FROM transcripts WHERE ${where}`)
+      )
+      return { items, total } satisfies TranscriptPage
+    })
+
+  const deleted = (statement: Statement.Statement<unknown>) =>
+    countOf(sql`WITH deleted AS (${statement}) SELECT count(*)::int AS n FROM deleted`)
+
+  return Transcripts.of({
+    store: (record) => store(record, 1).pipe(operation("Transcripts.store")),
+
+    owned: (accountId, videoId, filter) =>
+      sql`SELECT ${recordColumns} FROM transcripts
+        WHERE ${sql.and([
+          sql`account_id = ${accountId}`,
+          sql`video_id = ${videoId}`,
+          sql`status = 'succeeded'`,
+          ...(filter.id === undefined ? [] : [sql`id = ${filter.id}`]),
+          ...(filter.language === undefined ? [] : [sql`language = ${filter.language}`]),
+          ...(filter.sourceKinds === undefined ? [] : [sql`source_kind = ANY(${filter.sourceKinds}::text[])`])
+        ])}
+        ORDER BY created_at DESC, id DESC`.pipe(
+        Effect.flatMap(decodeRecords),
+        operation("Transcripts.owned")
+      ),
+
+    get: (accountId, id) =>
+      sql`SELECT ${recordColumns} FROM transcripts WHERE account_id = ${accountId} AND id = ${id}`.pipe(
+        Effect.flatMap(decodeRecords),
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        operation("Transcripts.get")
+      ),
+
+    search: (accountId, query) => search(accountId, query).pipe(operation("Transcripts.search")),
+
+    remove: (accountId, videoId, filter) =>
+      deleted(
+        sql`DELETE FROM transcripts WHERE ${sql.and([
+          sql`account_id = ${accountId}`,
+          sql`video_id = ${videoId}`,
+          ...(filter.language === undefined ? [] : [sql`language = ${filter.language}`]),
+          ...(filter.sourceKind === undefined ? [] : [sql`source_kind = ${filter.sourceKind}`])
+        ])} RETURNING id`
+      ).pipe(operation("Transcripts.remove")),
+
+    removeByIds: (accountId, ids) =>
+      (ids.length === 0
+        ? Effect.succeed(0)
+        : deleted(
+            sql`DELETE FROM transcripts WHERE account_id = ${accountId} AND id = ANY(${ids}::uuid[]) RETURNING id`
+          )
+      ).pipe(operation("Transcripts.removeByIds")),
+
+    languages: (accountId, videoId) =>
+      sql`SELECT language FROM transcripts
+        WHERE account_id = ${accountId} AND video_id = ${videoId} AND status = 'succeeded'
+        GROUP BY language ORDER BY language COLLATE "C"`.pipe(
+        Effect.flatMap(
+          Schema.decodeUnknown(Schema.Array(Schema.Struct({ language: Language.LanguageCode })))
+        ),
+        Effect.map((rows) => rows.map((row) => row.language)),
+        operation("Transcripts.languages")
+      )
+  })
+})
+
+/** `Transcripts` from the `SqlClient` in context. */
+export const layer: Layer.Layer<Transcripts, never, SqlClient.SqlClient> = Layer.effect(Transcripts, make)

@@ -1,0 +1,276 @@
+/**
+ * `Ledger` on every database: postings are idempotent by key, charges never take the balance below
+ * zero, and the balance always equals the sum of the entries, under any concurrency and inside
+ * the caller's transactions.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { expect } from "@effect/vitest"
+import { type EntryRequest, InsufficientCredits } from "@verbatim/core"
+import type { Ids } from "@verbatim/domain"
+import { Effect, Either, FastCheck as fc } from "effect"
+import { migrations } from "../../src/migrations/index.js"
+import { RepositoriesLive } from "../../src/persistence.js"
+import { describeEachDatabase } from "../harness.js"
+import { accountId, at, fundedAccount, jobId, newAccount, repositories } from "./fixtures.js"
+
+const request = (account: Ids.AccountId, key: string, extra: Partial<EntryRequest> = {}): EntryRequest => ({
+  accountId: account,
+  key,
+  reason: `reason of ${key}`,
+  at: at("2026-10-04T09:00:00Z"),
+  ...extra
+})
+
+/** The balance column and the sum of the entries, straight from the tables. */
+const books = (account: Ids.AccountId) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<{ readonly credits: string; readonly total: string; readonly entries: number }>`SELECT a.credits,
+        (SELECT coalesce(sum(amount), 0) FROM ledger_entries e WHERE e.account_id = a.id) AS total,
+        (SELECT count(*)::int FROM ledger_entries e WHERE e.account_id = a.id) AS entries
+        FROM accounts a WHERE a.id = ${account}`,
+      ([row]) => ({
+        credits: Number(row?.credits),
+        total: Number(row?.total),
+        entries: row?.entries ?? -1
+      })
+    )
+  )
+
+type Command = { readonly kind: "grant" | "refund" | "charge"; readonly key: string; readonly amount: number }
+
+const command: fc.Arbitrary<Command> = fc.record({
+  kind: fc.constantFrom("grant" as const, "refund" as const, "charge" as const),
+  // Few keys, so that sequences reuse them.
+  key: fc.constantFrom("a", "b", "c", "d", "e", "f"),
+  amount: fc.integer({ min: 0, max: 12 })
+})
+
+describeEachDatabase(
+  "Ledger repository",
+  (it) => {
+    it.effect("grants, charges and refunds, each entry signed and kept in order", () =>
+      Effect.gen(function* () {
+        const { ledger } = yield* repositories
+        const account = yield* newAccount()
+        const job = jobId()
+        expect(yield* ledger.grant(request(account.id, "grant:1"), 10)).toEqual({
+          balance: 10,
+          applied: true
+        })
+        expect(yield* ledger.charge(request(account.id, `charge:job:${job}`, { jobId: job }), 3)).toEqual({
+          balance: 7,
+          applied: true
+        })
+        expect(yield* ledger.refund(request(account.id, `refund:job:${job}`, { jobId: job }), 3)).toEqual({
+          balance: 10,
+          applied: true
+        })
+        expect(yield* ledger.balance(account.id)).toBe(10)
+        const entries = yield* ledger.entries(account.id)
+        expect(entries.map(({ id: _, ...entry }) => entry)).toEqual([
+          {
+            accountId: account.id,
+            kind: "grant",
+            amount: 10,
+            key: "grant:1",
+            jobId: null,
+            reason: "reason of grant:1",
+            createdAt: at("2026-10-04T09:00:00Z")
+          },
+          {
+            accountId: account.id,
+            kind: "charge",
+            amount: -3,
+            key: `charge:job:${job}`,
+            jobId: job,
+            reason: `reason of charge:job:${job}`,
+            createdAt: at("2026-10-04T09:00:00Z")
+          },
+          {
+            accountId: account.id,
+            kind: "refund",
+            amount: 3,
+            key: `refund:job:${job}`,
+            jobId: job,
+            reason: `reason of refund:job:${job}`,
+            createdAt: at("2026-10-04T09:00:00Z")
+          }
+        ])
+        expect(new Set(entries.map((entry) => entry.id)).size).toBe(3)
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("applies a key once: a second posting with it changes nothing, whatever its kind", () =>
+      Effect.gen(function* () {
+        const { ledger } = yield* repositories
+        const account = yield* fundedAccount(10)
+        expect(yield* ledger.charge(request(account.id, "k"), 4)).toEqual({ balance: 6, applied: true })
+        expect(yield* ledger.charge(request(account.id, "k"), 4)).toEqual({ balance: 6, applied: false })
+        expect(yield* ledger.charge(request(account.id, "k"), 9)).toEqual({ balance: 6, applied: false })
+        expect(yield* ledger.refund(request(account.id, "k"), 4)).toEqual({ balance: 6, applied: false })
+        expect(yield* ledger.grant(request(account.id, "k"), 4)).toEqual({ balance: 6, applied: false })
+        expect(yield* books(account.id)).toEqual({ credits: 6, total: 6, entries: 2 })
+        // The same key on another account is another entry.
+        const other = yield* fundedAccount(5)
+        expect(yield* ledger.charge(request(other.id, "k"), 4)).toEqual({ balance: 1, applied: true })
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("refuses a charge the balance cannot cover, posting nothing and keeping the key free", () =>
+      Effect.gen(function* () {
+        const { ledger } = yield* repositories
+        const account = yield* fundedAccount(5)
+        const refused = yield* ledger.charge(request(account.id, "big"), 6).pipe(Effect.flip)
+        expect(refused).toBeInstanceOf(InsufficientCredits)
+        expect(refused).toMatchObject({ _tag: "InsufficientCredits", required: 6, balance: 5 })
+        expect(yield* books(account.id)).toEqual({ credits: 5, total: 5, entries: 1 })
+        expect(yield* ledger.charge(request(account.id, "exact"), 5)).toEqual({ balance: 0, applied: true })
+        expect(yield* ledger.charge(request(account.id, "zero"), 0)).toEqual({ balance: 0, applied: true })
+        yield* ledger.grant(request(account.id, "top-up"), 6)
+        expect(yield* ledger.charge(request(account.id, "big"), 6)).toEqual({ balance: 0, applied: true })
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("fails with a PersistenceError for an account that does not exist", () =>
+      Effect.gen(function* () {
+        const { ledger } = yield* repositories
+        const missing = accountId()
+        expect(yield* ledger.balance(missing).pipe(Effect.flip)).toMatchObject({
+          _tag: "PersistenceError",
+          operation: "Ledger.balance"
+        })
+        expect(yield* ledger.grant(request(missing, "g"), 1).pipe(Effect.flip)).toMatchObject({
+          _tag: "PersistenceError",
+          operation: "Ledger.grant"
+        })
+        expect(yield* ledger.charge(request(missing, "c"), 1).pipe(Effect.flip)).toMatchObject({
+          _tag: "PersistenceError",
+          operation: "Ledger.charge"
+        })
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("lets exactly as many parallel charges through as the balance covers", () =>
+      Effect.gen(function* () {
+        const { ledger } = yield* repositories
+        const account = yield* fundedAccount(10)
+        const outcomes = yield* Effect.all(
+          Array.from({ length: 50 }, (_, i) => Effect.either(ledger.charge(request(account.id, `c${i}`), 1))),
+          { concurrency: "unbounded" }
+        )
+        const applied = outcomes.filter((outcome) => Either.isRight(outcome) && outcome.right.applied)
+        const refused = outcomes.filter(
+          (outcome) => Either.isLeft(outcome) && outcome.left instanceof InsufficientCredits
+        )
+        expect(applied.length).toBe(10)
+        expect(refused.length).toBe(40)
+        for (const outcome of outcomes) {
+          if (Either.isRight(outcome)) expect(outcome.right.balance).toBeGreaterThanOrEqual(0)
+          else expect(outcome.left).toMatchObject({ required: 1, balance: 0 })
+        }
+        expect(yield* ledger.balance(account.id)).toBe(0)
+        expect(yield* books(account.id)).toEqual({ credits: 0, total: 0, entries: 11 })
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("applies one charge when the same key is posted in parallel", () =>
+      Effect.gen(function* () {
+        const { ledger } = yield* repositories
+        const account = yield* fundedAccount(10)
+        const outcomes = yield* Effect.all(
+          Array.from({ length: 20 }, () => ledger.charge(request(account.id, "charge:job:same"), 3)),
+          { concurrency: "unbounded" }
+        )
+        expect(outcomes.filter((outcome) => outcome.applied).length).toBe(1)
+        expect(yield* books(account.id)).toEqual({ credits: 7, total: 7, entries: 2 })
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("composes with the caller's transaction: rolled back with it, a refusal leaves it usable", () =>
+      Effect.gen(function* () {
+        const { ledger, transactor } = yield* repositories
+        const account = yield* fundedAccount(5)
+        const failed = yield* transactor
+          .transaction(
+            Effect.zipRight(
+              ledger.charge(request(account.id, "rolled-back"), 2),
+              Effect.fail("later failure" as const)
+            )
+          )
+          .pipe(Effect.flip)
+        expect(failed).toBe("later failure")
+        expect(yield* books(account.id)).toEqual({ credits: 5, total: 5, entries: 1 })
+
+        const committed = yield* transactor.transaction(
+          Effect.gen(function* () {
+            const refused = yield* ledger.charge(request(account.id, "too-much"), 50).pipe(Effect.flip)
+            const charged = yield* ledger.charge(request(account.id, "fits"), 2)
+            return { refused, charged }
+          })
+        )
+        expect(committed.refused).toMatchObject({ _tag: "InsufficientCredits", required: 50, balance: 5 })
+        expect(committed.charged).toEqual({ balance: 3, applied: true })
+        expect(yield* books(account.id)).toEqual({ credits: 3, total: 3, entries: 2 })
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect.prop(
+      "keeps balance = sum of entries >= 0 and applies each key once, over any sequence of postings",
+      [fc.array(command, { maxLength: 25 })],
+      ([commands]) =>
+        Effect.gen(function* () {
+          const { ledger } = yield* repositories
+          const account = yield* newAccount()
+          let balance = 0
+          const used = new Set<string>()
+          for (const { kind, key, amount } of commands) {
+            const posted = yield* Effect.either(ledger[kind](request(account.id, key), amount))
+            if (used.has(key)) {
+              expect(posted).toEqual(Either.right({ balance, applied: false }))
+            } else if (kind === "charge" && amount > balance) {
+              expect(posted).toEqual(Either.left(new InsufficientCredits({ required: amount, balance })))
+            } else {
+              balance += kind === "charge" ? -amount : amount
+              used.add(key)
+              expect(posted).toEqual(Either.right({ balance, applied: true }))
+            }
+            const { credits, total, entries } = yield* books(account.id)
+            expect(credits).toBe(balance)
+            expect(total).toBe(balance)
+            expect(entries).toBe(used.size)
+            expect(credits).toBeGreaterThanOrEqual(0)
+          }
+          const keys = (yield* ledger.entries(account.id)).map((entry) => entry.key)
+          expect(new Set(keys).size).toBe(keys.length)
+        }).pipe(Effect.provide(RepositoriesLive)),
+      { timeout: 60_000, fastCheck: { numRuns: 40 } }
+    )
+
+    it.effect("never lets random parallel postings break the books", () =>
+      Effect.gen(function* () {
+        const { ledger } = yield* repositories
+        const account = yield* fundedAccount(20)
+        const postings = Array.from({ length: 60 }, (_, i) => {
+          const key = `k${i % 25}`
+          const amount = (i * 7) % 5
+          return i % 3 === 0
+            ? ledger.grant(request(account.id, key), amount)
+            : ledger.charge(request(account.id, key), amount + 1)
+        })
+        yield* Effect.all(
+          postings.map((posting) => Effect.either(posting)),
+          { concurrency: "unbounded" }
+        )
+        const { credits, total, entries } = yield* books(account.id)
+        expect(credits).toBe(total)
+        expect(credits).toBeGreaterThanOrEqual(0)
+        expect(entries).toBeLessThanOrEqual(26)
+        expect(yield* ledger.balance(account.id)).toBe(credits)
+        const keys = (yield* ledger.entries(account.id)).map((entry) => entry.key)
+        expect(new Set(keys).size).toBe(keys.length)
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+  },
+  { migrations }
+)
