@@ -1,0 +1,36 @@
+/**
+ * `pnpm admin ...`: the admin command on the server's own database settings (the embedded data
+ * folder, or PostgreSQL with DATABASE_URL). On the embedded database the server must be stopped:
+ * the folder admits one process at a time.
+ */
+import { ValidationError } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { DatabaseConfig } from "@verbatim/db"
+import { Cause, Console, Effect, Layer, Option } from "effect"
+import { runAdmin } from "./admin/commands.js"
+import { holdDataFolder } from "./data-lock.js"
+import { describeCause } from "./failure.js"
+import { adminOn, persistenceFor } from "./layers.js"
+
+const AdminLive = Layer.unwrapScoped(
+  Effect.gen(function* () {
+    const database = yield* DatabaseConfig
+    if (Option.isNone(database.url)) yield* holdDataFolder(database.dataDir)
+    return adminOn(persistenceFor({ database }))
+  })
+)
+
+const program = runAdmin(AdminLive)(process.argv).pipe(
+  Effect.tapErrorCause((cause) =>
+    // The CLI has already explained a command line it rejected.
+    Option.exists(Cause.failureOption(cause), ValidationError.isValidationError)
+      ? Effect.void
+      : Option.match(describeCause(cause), {
+          onNone: () => Effect.void,
+          onSome: (text) => Console.error(`verbatim-admin: ${text}`)
+        })
+  ),
+  Effect.provide(NodeContext.layer)
+)
+
+NodeRuntime.runMain(program, { disableErrorReporting: true })

@@ -1,0 +1,168 @@
+/**
+ * The admin command: accounts, API keys and credit grants, through core's `AccountAdmin`.
+ *
+ *   accounts create --name NAME --plan PLAN --credits N [--created-at ISO] [--default-mode MODE]
+ *   accounts list
+ *   keys issue --account ID
+ *   keys revoke KEY_ID
+ *   keys list --account ID
+ *   credits grant --account ID --amount N [--reason TEXT]
+ *
+ * Every command prints a readable line, or JSON with `--json`. The store is opened only when a
+ * command runs (so `--help` needs no database), from the layer given to `runAdmin`.
+ */
+import { Args, type CliApp, Command, Options, type ValidationError } from "@effect/cli"
+import { AccountAdmin, type PersistenceError } from "@verbatim/core"
+import { Credits, type Errors, Ids, Mode, Plan } from "@verbatim/domain"
+import { Console, Effect, type Layer, Option, Schema } from "effect"
+import { accountJson, accountLine, issuedJson, json, keyJson, keyLine } from "./output.js"
+
+const asJson = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of a readable line"))
+const accountId = Options.text("account").pipe(
+  Options.withSchema(Ids.AccountId),
+  Options.withDescription("The account's id (uuid)")
+)
+const amount = (name: string) => Options.integer(name).pipe(Options.withSchema(Credits.Credits))
+
+const print = (asJsonOutput: boolean, value: unknown, line: string) =>
+  Console.log(asJsonOutput ? json(value) : line)
+
+const makeAdminCli = <E, R>(admin: Layer.Layer<AccountAdmin, E, R>) => {
+  const accountsCreate = Command.make(
+    "create",
+    {
+      name: Options.text("name").pipe(Options.withDescription("The account's name")),
+      plan: Options.choice("plan", Plan.allPlans).pipe(
+        Options.withDescription("free, basic, pro or business")
+      ),
+      credits: amount("credits").pipe(Options.withDescription("Credits granted at creation")),
+      createdAt: Options.text("created-at").pipe(
+        Options.withSchema(Schema.DateTimeUtc),
+        Options.optional,
+        Options.withDescription("Creation date (ISO 8601); it decides the default mode. Default: now")
+      ),
+      defaultMode: Options.choice("default-mode", Mode.Mode.literals).pipe(
+        Options.optional,
+        Options.withDescription("The mode applied when a request names none. Default: by creation date")
+      ),
+      json: asJson
+    },
+    (options) =>
+      Effect.gen(function* () {
+        const accounts = yield* AccountAdmin
+        const account = yield* accounts.createAccount({
+          name: options.name,
+          plan: options.plan,
+          credits: options.credits,
+          createdAt: Option.getOrUndefined(options.createdAt),
+          defaultMode: Option.getOrUndefined(options.defaultMode)
+        })
+        yield* print(
+          options.json,
+          accountJson(account),
+          `Created account ${account.id} "${account.name}": ${account.plan} plan, ${account.credits} credits, default mode ${account.defaultMode}`
+        )
+      })
+  ).pipe(Command.withDescription("Create an account"), Command.provide(admin))
+
+  const accountsList = Command.make("list", { json: asJson }, (options) =>
+    Effect.gen(function* () {
+      const accounts = yield* (yield* AccountAdmin).listAccounts
+      yield* print(
+        options.json,
+        accounts.map(accountJson),
+        accounts.length === 0 ? "No accounts." : accounts.map(accountLine).join("\n")
+      )
+    })
+  ).pipe(Command.withDescription("List every account"), Command.provide(admin))
+
+  const keysIssue = Command.make("issue", { account: accountId, json: asJson }, (options) =>
+    Effect.gen(function* () {
+      const issued = yield* (yield* AccountAdmin).issueKey(options.account)
+      yield* print(
+        options.json,
+        issuedJson(issued),
+        `Issued key ${issued.record.id} for account ${options.account}. The key, shown this once:\n${issued.key}`
+      )
+    })
+  ).pipe(
+    Command.withDescription("Issue an API key (shown once; only its hash is stored)"),
+    Command.provide(admin)
+  )
+
+  const keysRevoke = Command.make(
+    "revoke",
+    { keyId: Args.text({ name: "KEY_ID" }).pipe(Args.withDescription("The key's id")), json: asJson },
+    (options) =>
+      Effect.gen(function* () {
+        yield* (yield* AccountAdmin).revokeKey(options.keyId)
+        yield* print(options.json, { revoked: true, key_id: options.keyId }, `Revoked key ${options.keyId}`)
+      })
+  ).pipe(Command.withDescription("Revoke an API key"), Command.provide(admin))
+
+  const keysList = Command.make("list", { account: accountId, json: asJson }, (options) =>
+    Effect.gen(function* () {
+      const keys = yield* (yield* AccountAdmin).listKeys(options.account)
+      yield* print(
+        options.json,
+        keys.map(keyJson),
+        keys.length === 0 ? "No keys." : keys.map(keyLine).join("\n")
+      )
+    })
+  ).pipe(Command.withDescription("List an account's keys (prefixes only)"), Command.provide(admin))
+
+  const creditsGrant = Command.make(
+    "grant",
+    {
+      account: accountId,
+      amount: amount("amount").pipe(Options.withDescription("Credits to add")),
+      reason: Options.text("reason").pipe(
+        Options.withDefault("admin grant"),
+        Options.withDescription("Why, as written in the ledger")
+      ),
+      json: asJson
+    },
+    (options) =>
+      Effect.gen(function* () {
+        const account = yield* (yield* AccountAdmin).grantCredits(
+          options.account,
+          options.amount,
+          options.reason
+        )
+        yield* print(
+          options.json,
+          accountJson(account),
+          `Granted ${options.amount} credits to ${account.id}: balance ${account.credits}`
+        )
+      })
+  ).pipe(Command.withDescription("Grant credits (a ledger entry)"), Command.provide(admin))
+
+  return Command.make("verbatim-admin").pipe(
+    Command.withDescription("Administer a Verbatim server's accounts, API keys and credits"),
+    Command.withSubcommands([
+      Command.make("accounts").pipe(
+        Command.withDescription("Accounts"),
+        Command.withSubcommands([accountsCreate, accountsList])
+      ),
+      Command.make("keys").pipe(
+        Command.withDescription("API keys"),
+        Command.withSubcommands([keysIssue, keysRevoke, keysList])
+      ),
+      Command.make("credits").pipe(
+        Command.withDescription("Credits"),
+        Command.withSubcommands([creditsGrant])
+      )
+    ])
+  )
+}
+
+/** The admin command over the given `AccountAdmin` layer, run on a command line (`process.argv`). */
+export const runAdmin = <E, R>(
+  admin: Layer.Layer<AccountAdmin, E, R>
+): ((
+  argv: ReadonlyArray<string>
+) => Effect.Effect<
+  void,
+  E | Errors.ApiError | PersistenceError | ValidationError.ValidationError,
+  R | CliApp.CliApp.Environment
+>) => Command.run(makeAdminCli(admin), { name: "verbatim-admin", version: "0.0.0" })

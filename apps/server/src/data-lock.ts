@@ -1,0 +1,52 @@
+/**
+ * The embedded database lives in one folder that only one process may open at a time (PGlite is
+ * in-process). While a server or an admin command uses the folder it holds `verbatim.pid` there;
+ * a second process refuses to start, naming the holder. A file left by a process that no longer
+ * runs is taken over.
+ */
+import { FileSystem, Path } from "@effect/platform"
+import { Data, Effect, Option } from "effect"
+
+export class DataFolderInUse extends Data.TaggedError("DataFolderInUse")<{
+  readonly folder: string
+  readonly pid: number
+}> {
+  override get message(): string {
+    return `the data folder ${this.folder} is in use by process ${this.pid} (a running server or admin command); stop it first, or delete ${this.folder}/verbatim.pid if no such process runs`
+  }
+}
+
+export const lockFileName = "verbatim.pid"
+
+const running = (pid: number): boolean => {
+  if (pid === process.pid) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: the process exists but belongs to another user.
+    return error instanceof Error && "code" in error && error.code === "EPERM"
+  }
+}
+
+const holder = (text: string): Option.Option<number> => {
+  const pid = Number.parseInt(text.trim(), 10)
+  return Number.isInteger(pid) && pid > 0 ? Option.some(pid) : Option.none()
+}
+
+/** Holds the data folder for the scope: fails with `DataFolderInUse` when another live process holds it. */
+export const holdDataFolder = (folder: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const file = path.join(folder, lockFileName)
+    yield* fs.makeDirectory(folder, { recursive: true })
+    const existing = yield* fs.readFileString(file).pipe(Effect.option)
+    const pid = Option.flatMap(existing, holder)
+    if (Option.isSome(pid) && running(pid.value)) {
+      return yield* new DataFolderInUse({ folder, pid: pid.value })
+    }
+    yield* Effect.acquireRelease(fs.writeFileString(file, `${process.pid}\n`), () =>
+      fs.remove(file).pipe(Effect.ignore)
+    )
+  })

@@ -1,0 +1,139 @@
+import { NodeContext } from "@effect/platform-node"
+import { afterEach, beforeEach, describe, expect, layer, vi } from "@effect/vitest"
+import { AccountAdmin } from "@verbatim/core"
+import { Effect, Exit, Layer } from "effect"
+import { runAdmin } from "../src/admin/commands.js"
+import { TestUseCasesLive } from "./server.js"
+
+let printed: Array<string> = []
+beforeEach(() => {
+  printed = []
+  vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => {
+    printed.push(args.map(String).join(" "))
+  })
+  vi.spyOn(console, "error").mockImplementation(() => undefined)
+})
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+/** Runs `verbatim-admin <args>` on the test database; what it printed. */
+const admin = (...args: Array<string>) =>
+  Effect.gen(function* () {
+    const service = yield* AccountAdmin
+    printed = []
+    yield* runAdmin(Layer.succeed(AccountAdmin, service))(["node", "verbatim-admin", ...args]).pipe(
+      Effect.provide(NodeContext.layer)
+    )
+    return printed.join("\n")
+  })
+
+const jsonOf = (text: string): unknown => JSON.parse(text)
+
+layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })("verbatim-admin", (it) => {
+  describe("accounts", () => {
+    it.effect("create prints the account (JSON with --json), list shows it", () =>
+      Effect.gen(function* () {
+        const created = jsonOf(
+          yield* admin(
+            "accounts",
+            "create",
+            "--name",
+            "Acme",
+            "--plan",
+            "basic",
+            "--credits",
+            "25",
+            "--created-at",
+            "2025-03-01T00:00:00Z",
+            "--json"
+          )
+        ) as Record<string, unknown>
+        expect(created).toMatchObject({
+          name: "Acme",
+          plan: "basic",
+          credits: 25,
+          default_mode: "captions_only",
+          created_at: "2025-03-01T00:00:00.000Z"
+        })
+        const line = yield* admin(
+          "accounts",
+          "create",
+          "--name",
+          "Beta",
+          "--plan",
+          "free",
+          "--credits",
+          "0",
+          "--default-mode",
+          "auto"
+        )
+        expect(line).toMatch(
+          /^Created account [0-9a-f-]{36} "Beta": free plan, 0 credits, default mode auto$/
+        )
+        const listed = jsonOf(yield* admin("accounts", "list", "--json")) as Array<{
+          id: string
+          name: string
+        }>
+        expect(listed.map((a) => a.name)).toEqual(expect.arrayContaining(["Acme", "Beta"]))
+        expect(yield* admin("accounts", "list")).toContain(String(created.id))
+      })
+    )
+  })
+
+  describe("keys and credits", () => {
+    it.effect("issue shows the key once, list shows prefixes, revoke revokes, grant adds credits", () =>
+      Effect.gen(function* () {
+        const account = jsonOf(
+          yield* admin("accounts", "create", "--name", "Keys", "--plan", "pro", "--credits", "5", "--json")
+        ) as { id: string }
+        const issued = jsonOf(yield* admin("keys", "issue", "--account", account.id, "--json")) as {
+          key: string
+          id: string
+          prefix: string
+          revoked_at: null
+        }
+        expect(issued.key).toMatch(/^vbt_[A-Za-z0-9_-]{43}$/)
+        expect(issued.key.startsWith(issued.prefix)).toBe(true)
+        const keys = yield* admin("keys", "list", "--account", account.id)
+        expect(keys).toContain(issued.id)
+        expect(keys).toContain("active")
+        expect(keys).not.toContain(issued.key)
+        expect(yield* admin("keys", "revoke", issued.id)).toBe(`Revoked key ${issued.id}`)
+        const after = jsonOf(yield* admin("keys", "list", "--account", account.id, "--json")) as Array<{
+          revoked_at: string | null
+        }>
+        expect(after[0]?.revoked_at).not.toBeNull()
+        const granted = jsonOf(
+          yield* admin(
+            "credits",
+            "grant",
+            "--account",
+            account.id,
+            "--amount",
+            "7",
+            "--reason",
+            "bonus",
+            "--json"
+          )
+        ) as { credits: number }
+        expect(granted.credits).toBe(12)
+      })
+    )
+
+    it.effect("an unknown account or key fails with the use case's error", () =>
+      Effect.gen(function* () {
+        const unknownAccount = yield* Effect.exit(
+          admin("keys", "issue", "--account", "00000000-0000-4000-8000-000000000000")
+        )
+        expect(Exit.isFailure(unknownAccount)).toBe(true)
+        const unknownKey = yield* Effect.exit(admin("keys", "revoke", "nope"))
+        expect(Exit.isFailure(unknownKey)).toBe(true)
+        const badAmount = yield* Effect.exit(
+          admin("credits", "grant", "--account", "00000000-0000-4000-8000-000000000000", "--amount", "-1")
+        )
+        expect(Exit.isFailure(badAmount)).toBe(true)
+      })
+    )
+  })
+})

@@ -1,0 +1,34 @@
+/**
+ * `VerbatimApi`: the Transcript Service API v2 as one `HttpApi`, the single source of the server's
+ * routes, the typed client and the OpenAPI document. Each group lives in `groups/` beside its
+ * handlers; every path starts with `/api/v2`.
+ */
+import { HttpApi, OpenApi } from "@effect/platform"
+import { apiId } from "./base.js"
+import { CreditsGroup } from "./groups/credits.js"
+import { HealthGroup } from "./groups/health.js"
+import { JobsGroup } from "./groups/jobs.js"
+import { TranscribeGroup } from "./groups/transcribe.js"
+import { TranscriptsGroup } from "./groups/transcripts.js"
+import { transformDocument } from "./openapi.js"
+
+export const title = "Transcript Service API"
+export const version = "2.1.0"
+
+export class VerbatimApi extends HttpApi.make(apiId)
+  .add(HealthGroup)
+  .add(CreditsGroup)
+  .add(TranscribeGroup)
+  .add(JobsGroup)
+  .add(TranscriptsGroup)
+  .annotateContext(
+    OpenApi.annotations({
+      title,
+      version,
+      description:
+        "Transcripts of videos and uploads, from captions or speech recognition, stored per account. " +
+        "Every endpoint except GET /ping needs Authorization: Bearer <API key>. Errors answer " +
+        "{ error, message, details }.",
+      transform: transformDocument
+    })
+  ) {}

@@ -1,0 +1,145 @@
+/**
+ * Every way a request can fail, as an `ApiError`, so that every failure answers the error body
+ * `{ error, message, details }` and never an empty or HTML body:
+ *
+ * - an `ApiError` from a handler or the authentication middleware, as it is;
+ * - a request the contract rejects (`HttpApiDecodeError`: path, query or body) → 400
+ *   `invalid_request`, the message naming the first field and `details.issues` listing each
+ *   `{ path, message }`, the same shape the use cases give their own field errors;
+ * - a body that is not JSON, larger than the limit or nested too deep → 400 `invalid_request`;
+ * - a path (or method) the API does not have → 404 `not_found`;
+ * - anything else (a defect, an unexpected error) → 500 `internal_error`, logged with its cause.
+ */
+import { HttpApiError, HttpServerError } from "@effect/platform"
+import { Errors } from "@verbatim/domain"
+import { Cause, Option } from "effect"
+
+/** The largest request body accepted, in bytes (1 MiB): far above any valid request of the API. */
+export const maxBodyBytes = 1024 * 1024
+
+export const bodyTooLarge: Errors.ApiError = Errors.apiError(
+  "invalid_request",
+  `The request body is larger than ${maxBodyBytes} bytes`,
+  { max_body_bytes: maxBodyBytes }
+)
+
+/** The deepest nesting of arrays and objects accepted in a request body. */
+export const maxJsonDepth = 64
+
+export const bodyTooDeep: Errors.ApiError = Errors.apiError(
+  "invalid_request",
+  `The request body nests arrays and objects deeper than ${maxJsonDepth} levels`,
+  { max_depth: maxJsonDepth }
+)
+
+/** How deep a JSON text nests arrays and objects (brackets inside strings do not count). */
+export const jsonDepth = (text: string): number => {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  let escaped = false
+  for (const char of text) {
+    if (inString) {
+      if (escaped) escaped = false
+      else if (char === "\\") escaped = true
+      else if (char === '"') inString = false
+    } else if (char === '"') inString = true
+    else if (char === "[" || char === "{") deepest = Math.max(deepest, ++depth)
+    else if (char === "]" || char === "}") depth--
+  }
+  return deepest
+}
+
+/** The longest issue message kept: messages quote the value they reject, which may be large. */
+export const maxIssueMessageLength = 300
+
+const shorten = (message: string): string =>
+  message.length <= maxIssueMessageLength ? message : `${message.slice(0, maxIssueMessageLength - 1)}…`
+
+const malformedBody: Errors.ApiError = Errors.apiError(
+  "invalid_request",
+  "The request body is not valid JSON"
+)
+
+const issuePath = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string | number> =>
+  path.map((key) => (typeof key === "symbol" ? String(key) : key))
+
+interface Issue {
+  readonly path: ReadonlyArray<string | number>
+  readonly message: string
+}
+
+const expectedPattern = /^Expected (.*), actual (.*)$/s
+const absentBranch = /^Expected (null|undefined), actual /
+
+/**
+ * One issue per field. A union reports one issue per member it tried; for a field they read as one:
+ * the members a value may be left out or null as are dropped when something else is said about the
+ * field, and "Expected A, actual v" and "Expected B, actual v" become "Expected A | B, actual v".
+ */
+export const mergeIssues = (issues: ReadonlyArray<Issue>): ReadonlyArray<Issue> => {
+  const byPath = new Map<string, { path: ReadonlyArray<string | number>; messages: Array<string> }>()
+  for (const issue of issues) {
+    const key = JSON.stringify(issue.path)
+    const entry = byPath.get(key) ?? { path: issue.path, messages: [] }
+    if (!entry.messages.includes(issue.message)) entry.messages.push(issue.message)
+    byPath.set(key, entry)
+  }
+  return Array.from(byPath.values(), ({ path, messages }) => {
+    const present = messages.filter((message) => !absentBranch.test(message))
+    const kept = present.length > 0 ? present : messages
+    const parsed = kept.map((message) => expectedPattern.exec(message))
+    const actual = parsed[0]?.[2]
+    const mergeable = kept.length > 1 && parsed.every((match) => match !== null && match[2] === actual)
+    return {
+      path,
+      message: mergeable
+        ? `Expected ${parsed.map((match) => match?.[1]).join(" | ")}, actual ${actual}`
+        : kept.join("; ")
+    }
+  })
+}
+
+/** A rejected path, query or body as `invalid_request`, in the shape of `Errors.invalidRequest`. */
+export const fromDecodeError = (error: HttpApiError.HttpApiDecodeError): Errors.ApiError => {
+  const issues = mergeIssues(
+    error.issues.map((issue) => ({ path: issuePath(issue.path), message: issue.message }))
+  ).map((issue) => ({ path: issue.path, message: shorten(issue.message) }))
+  const first = issues[0]
+  const message =
+    first === undefined
+      ? Errors.meaningOf("invalid_request")
+      : first.path.length === 0
+        ? first.message
+        : `${first.path.join(".")}: ${first.message}`
+  return new Errors.ApiError({ code: "invalid_request", message, details: { issues } })
+}
+
+const fromRequestError = (error: HttpServerError.RequestError): Errors.ApiError =>
+  error.cause instanceof Error && error.cause.message === "maxBytes exceeded" ? bodyTooLarge : malformedBody
+
+/** What to answer for an error, or `None` when it is unexpected (answered 500 and logged). */
+export const known = (error: unknown): Option.Option<Errors.ApiError> => {
+  if (error instanceof Errors.ApiError) return Option.some(error)
+  if (error instanceof HttpApiError.HttpApiDecodeError) return Option.some(fromDecodeError(error))
+  if (error instanceof HttpServerError.RouteNotFound) {
+    return Option.some(
+      Errors.apiError(
+        "not_found",
+        `${error.request.method} ${error.request.url} is not an endpoint of this API`
+      )
+    )
+  }
+  if (error instanceof HttpServerError.RequestError && error.reason === "Decode") {
+    return Option.some(fromRequestError(error))
+  }
+  return Option.none()
+}
+
+/** The error a failed request answers with: its first expected failure, else its first known defect. */
+export const answerFor = (cause: Cause.Cause<unknown>): Option.Option<Errors.ApiError> =>
+  Option.orElse(Option.flatMap(Cause.failureOption(cause), known), () =>
+    Option.flatMap(Cause.dieOption(cause), known)
+  )
+
+export const internalError: Errors.ApiError = Errors.apiError("internal_error")

@@ -1,0 +1,6 @@
+/** The contract's groups, each with its handlers. */
+export * from "./credits.js"
+export * from "./health.js"
+export * from "./jobs.js"
+export * from "./transcribe.js"
+export * from "./transcripts.js"

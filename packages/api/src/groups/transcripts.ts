@@ -1,0 +1,109 @@
+/**
+ * Stored transcripts: GET /transcripts, GET /transcripts/{video_id} (JSON, or an export with
+ * `format=srt|vtt|txt`), DELETE /transcripts/{video_id}, POST /transcripts/bulk-delete and
+ * GET /transcripts/{video_id}/languages.
+ */
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { CurrentAccount, StoredTranscripts } from "@verbatim/core"
+import { Api } from "@verbatim/domain"
+import { Effect, Schema } from "effect"
+import { apiId, basePath } from "../base.js"
+import { BadRequest, Forbidden, NotFound } from "../errors.js"
+import { documentExports, exportResponse } from "../exports.js"
+import { query } from "../query.js"
+import { Authentication } from "../security.js"
+import { useCase } from "../use-case.js"
+
+/** The longest `{video_id}` accepted in a path: a video id, or an upload id for uploads. */
+export const maxVideoIdLength = 64
+
+export const VideoPath = Schema.Struct({
+  video_id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(maxVideoIdLength)).annotations({
+    description: "The video id; for uploads, the upload id"
+  })
+})
+
+export class TranscriptsGroup extends HttpApiGroup.make("transcripts")
+  .add(
+    HttpApiEndpoint.get("list", "/transcripts")
+      .setUrlParams(query(Api.TranscriptListQuery))
+      .addSuccess(Api.TranscriptList)
+      .annotate(OpenApi.Summary, "The account's transcripts: search, filters and pagination")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/transcripts/:video_id")
+      .setPath(VideoPath)
+      .setUrlParams(query(Api.TranscriptQuery))
+      .addSuccess(Api.StoredTranscript)
+      .addError(Forbidden)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "The best owned transcript of a video, as JSON, SRT, WebVTT or text")
+      .annotate(OpenApi.Transform, documentExports)
+  )
+  .add(
+    HttpApiEndpoint.del("remove", "/transcripts/:video_id")
+      .setPath(VideoPath)
+      .setUrlParams(query(Api.DeleteTranscriptQuery))
+      .addSuccess(Api.DeleteResponse)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Delete the owned transcripts of a video (all, or by language and source)")
+  )
+  .add(
+    HttpApiEndpoint.post("bulkRemove", "/transcripts/bulk-delete")
+      .setPayload(Api.BulkDeleteRequest)
+      .addSuccess(Api.DeleteResponse)
+      .addError(Forbidden)
+      .annotate(OpenApi.Summary, "Delete owned transcripts by id")
+  )
+  .add(
+    HttpApiEndpoint.get("languages", "/transcripts/:video_id/languages")
+      .setPath(VideoPath)
+      .setUrlParams(query(Api.LanguagesQuery))
+      .addSuccess(Api.LanguagesResponse)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "The languages owned for a video and the platform's translation targets")
+  )
+  .addError(BadRequest)
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "Transcripts the account owns")
+  .prefix(basePath) {}
+
+export const TranscriptsHttp = HttpApiBuilder.group(
+  HttpApi.make(apiId).add(TranscriptsGroup),
+  "transcripts",
+  (handlers) =>
+    handlers
+      .handle("list", ({ urlParams }) =>
+        Effect.gen(function* () {
+          const transcripts = yield* StoredTranscripts
+          return yield* useCase(transcripts.list(yield* CurrentAccount, urlParams))
+        })
+      )
+      .handle("get", ({ path, urlParams }) =>
+        Effect.gen(function* () {
+          const transcripts = yield* StoredTranscripts
+          const chosen = yield* useCase(transcripts.get(yield* CurrentAccount, path.video_id, urlParams))
+          return urlParams.format === "json"
+            ? chosen.response
+            : exportResponse(urlParams.format, chosen, urlParams.include_timestamps)
+        })
+      )
+      .handle("remove", ({ path, urlParams }) =>
+        Effect.gen(function* () {
+          const transcripts = yield* StoredTranscripts
+          return yield* useCase(transcripts.remove(yield* CurrentAccount, path.video_id, urlParams))
+        })
+      )
+      .handle("bulkRemove", ({ payload }) =>
+        Effect.gen(function* () {
+          const transcripts = yield* StoredTranscripts
+          return yield* useCase(transcripts.bulkRemove(yield* CurrentAccount, payload))
+        })
+      )
+      .handle("languages", ({ path, urlParams }) =>
+        Effect.gen(function* () {
+          const transcripts = yield* StoredTranscripts
+          return yield* useCase(transcripts.languages(yield* CurrentAccount, path.video_id, urlParams))
+        })
+      )
+)

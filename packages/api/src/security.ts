@@ -1,0 +1,97 @@
+/**
+ * Bearer authentication and the per-account rate limit, as one `HttpApiMiddleware`:
+ *
+ * 1. The `Authorization` header must read `Bearer <API key>`; `Access.authenticate` turns the key
+ *    into the account (401 `invalid_api_key` when missing, malformed, unknown or revoked; every 401
+ *    carries `WWW-Authenticate: Bearer`).
+ * 2. `Access.takeRequest` takes one request from the account's bucket (all its keys share it).
+ *    Every response to an authenticated request, success or error, carries `RateLimit-Limit`,
+ *    `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the bucket is full again); a refused
+ *    request answers 429 `rate_limit_exceeded` with `Retry-After` (seconds).
+ */
+import {
+  HttpApiMiddleware,
+  HttpApiSecurity,
+  HttpApp,
+  HttpServerRequest,
+  HttpServerResponse,
+  OpenApi
+} from "@effect/platform"
+import { Access, CurrentAccount, type RateVerdict } from "@verbatim/core"
+import { Errors } from "@verbatim/domain"
+import { Effect, Layer, Schema } from "effect"
+import { InternalError, TooManyRequests, Unauthorized } from "./errors.js"
+import { useCase } from "./use-case.js"
+
+export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@verbatim/api/Authentication", {
+  failure: Schema.Union(Unauthorized, TooManyRequests, InternalError),
+  provides: CurrentAccount,
+  security: {
+    bearer: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(OpenApi.Description, "An API key, sent as Authorization: Bearer <API key>")
+    )
+  }
+}) {}
+
+/** The headers that report the account's rate limit after a request. */
+export const rateLimitHeaders = (verdict: RateVerdict): Record<string, string> => ({
+  "ratelimit-limit": String(verdict.limit),
+  "ratelimit-remaining": String(verdict.remaining),
+  "ratelimit-reset": String(verdict.resetSeconds),
+  ...(verdict.allowed ? {} : { "retry-after": String(verdict.retryAfterSeconds) })
+})
+
+const addHeaders = (headers: Record<string, string>) =>
+  HttpApp.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(HttpServerResponse.setHeaders(response, headers))
+  )
+
+const bearerPattern = /^Bearer(?:\s+(.*))?$/i
+
+/**
+ * The key of an `Authorization` header: `undefined` when there is none (or it is blank), the key
+ * when it reads `Bearer <key>`, and a failure when it uses another scheme.
+ */
+export const bearerKey = (header: string | undefined): Effect.Effect<string | undefined, Errors.ApiError> => {
+  if (header === undefined || header.trim() === "") return Effect.succeed(undefined)
+  const match = bearerPattern.exec(header.trim())
+  return match === null
+    ? Effect.fail(
+        Errors.apiError(
+          "invalid_api_key",
+          "Missing or invalid API key: the Authorization header must read Bearer <API key>"
+        )
+      )
+    : Effect.succeed(match[1]?.trim() ?? "")
+}
+
+export const AuthenticationLive: Layer.Layer<Authentication, never, Access> = Layer.effect(
+  Authentication,
+  Effect.gen(function* () {
+    const access = yield* Access
+    return Authentication.of({
+      bearer: () =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const account = yield* bearerKey(request.headers.authorization).pipe(
+            Effect.flatMap((key) => useCase(access.authenticate(key))),
+            Effect.tapError((error) =>
+              error.code === "invalid_api_key"
+                ? addHeaders({ "www-authenticate": 'Bearer realm="verbatim"' })
+                : Effect.void
+            )
+          )
+          const verdict = yield* access.takeRequest(account)
+          yield* addHeaders(rateLimitHeaders(verdict))
+          if (!verdict.allowed) {
+            return yield* Errors.apiError(
+              "rate_limit_exceeded",
+              `Too many requests: retry after ${verdict.retryAfterSeconds} s`,
+              { retry_after_seconds: verdict.retryAfterSeconds, limit: verdict.limit }
+            )
+          }
+          return account
+        })
+    })
+  })
+)

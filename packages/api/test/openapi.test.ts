@@ -1,0 +1,163 @@
+import { OpenApi } from "@effect/platform"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
+import { mergeIssues, title, VerbatimApi, version } from "../src/index.js"
+import { makeHandler } from "./stubs.js"
+
+const { handler, dispose } = makeHandler()
+afterAll(() => dispose())
+
+const get = (path: string) => handler(new Request(`http://verbatim.test${path}`))
+
+const specPaths = [
+  "/ping",
+  "/credits",
+  "/transcribe",
+  "/transcribe/estimate",
+  "/jobs/{job_id}",
+  "/jobs",
+  "/transcripts",
+  "/transcripts/{video_id}",
+  "/transcripts/bulk-delete",
+  "/transcripts/{video_id}/languages"
+]
+
+interface Document {
+  readonly openapi: string
+  readonly info: { readonly title: string; readonly version: string }
+  readonly servers: ReadonlyArray<{ readonly url: string }>
+  readonly paths: Record<
+    string,
+    Record<string, { security: ReadonlyArray<unknown>; responses: Record<string, unknown> }>
+  >
+  readonly components: { readonly schemas: Record<string, unknown> }
+}
+
+describe("OpenAPI document", () => {
+  it("is served at /api/v2/openapi.json, titled, versioned 2.1.0, with the spec's paths under /api/v2", async () => {
+    const response = await get("/api/v2/openapi.json")
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toContain("application/json")
+    const document = (await response.json()) as Document
+    expect(document.openapi).toBe("3.1.0")
+    expect(document.info).toMatchObject({ title: "Transcript Service API", version: "2.1.0" })
+    expect(title).toBe(document.info.title)
+    expect(version).toBe(document.info.version)
+    expect(document.servers).toEqual([{ url: "/api/v2", description: "This server" }])
+    expect(Object.keys(document.paths).sort()).toEqual([...specPaths].sort())
+    expect(document).toEqual(JSON.parse(JSON.stringify(OpenApi.fromApi(VerbatimApi))))
+  })
+
+  it("has no built-in decode error: every error is { error, message, details } and nothing else", () => {
+    const document = OpenApi.fromApi(VerbatimApi) as unknown as Document
+    const text = JSON.stringify(document)
+    expect(text).not.toContain("HttpApiDecodeError")
+    const errorSchemas = Object.entries(document.components.schemas).filter(([name]) =>
+      name.endsWith("Error")
+    )
+    expect(errorSchemas.map(([name]) => name).sort()).toEqual(
+      [
+        "BadRequestError",
+        "ConflictError",
+        "ForbiddenError",
+        "InternalError",
+        "NotFoundError",
+        "PaymentRequiredError",
+        "ServiceUnavailableError",
+        "TooManyRequestsError",
+        "UnauthorizedError"
+      ].sort()
+    )
+    for (const [, schema] of errorSchemas) {
+      expect(schema).toMatchObject({
+        type: "object",
+        required: ["error", "message", "details"],
+        additionalProperties: false
+      })
+      expect(Object.keys((schema as { properties: object }).properties).sort()).toEqual([
+        "details",
+        "error",
+        "message"
+      ])
+    }
+  })
+
+  it("every endpoint but /ping needs the bearer key and documents 401 and 429", () => {
+    const document = OpenApi.fromApi(VerbatimApi) as unknown as Document
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const operation of Object.values(item)) {
+        if (path === "/ping") {
+          expect(operation.security).toEqual([])
+        } else {
+          expect(operation.security).toEqual([{ bearer: [] }])
+          expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["401", "429", "500"]))
+        }
+      }
+    }
+  })
+
+  it("documents 200 and 202 for POST /transcribe and GET /jobs/{job_id}, and the text exports", () => {
+    const document = OpenApi.fromApi(VerbatimApi) as unknown as Document
+    expect(Object.keys(document.paths["/transcribe"]?.post?.responses ?? {})).toEqual(
+      expect.arrayContaining(["200", "202", "400", "402", "404"])
+    )
+    expect(Object.keys(document.paths["/jobs/{job_id}"]?.get?.responses ?? {})).toEqual(
+      expect.arrayContaining(["200", "202", "404"])
+    )
+    const ok = document.paths["/transcripts/{video_id}"]?.get?.responses["200"] as { content: object }
+    expect(Object.keys(ok.content).sort()).toEqual([
+      "application/json",
+      "application/x-subrip",
+      "text/plain",
+      "text/vtt"
+    ])
+  })
+})
+
+describe("GET /docs", () => {
+  it("serves the API reference page with the document inlined and the script bundled (no CDN)", async () => {
+    const response = await get("/docs")
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toContain("text/html")
+    const html = await response.text()
+    expect(html).toContain("<title>Transcript Service API</title>")
+    expect(html).toContain('"/transcripts/{video_id}"')
+    expect(/<script[^>]+src=/.test(html)).toBe(false)
+  })
+})
+
+describe("mergeIssues", () => {
+  const issue = fc.record({
+    path: fc.array(fc.oneof(fc.constantFrom("video", "mode", "limit"), fc.nat(3)), { maxLength: 2 }),
+    message: fc.oneof(
+      fc.constantFrom("Expected null, actual 5", "Expected undefined, actual 5", "Expected string, actual 5"),
+      fc.string({ minLength: 1 })
+    )
+  })
+
+  it("keeps one issue per field, in the order fields first appear", () =>
+    fc.assert(
+      fc.property(fc.array(issue, { maxLength: 20 }), (issues) => {
+        const merged = mergeIssues(issues)
+        const firstSeen = [...new Set(issues.map((i) => JSON.stringify(i.path)))]
+        expect(merged.map((i) => JSON.stringify(i.path))).toEqual(firstSeen)
+      })
+    ))
+
+  it("says something about every field it was told about", () =>
+    fc.assert(
+      fc.property(fc.array(issue, { minLength: 1, maxLength: 20 }), (issues) => {
+        for (const merged of mergeIssues(issues)) expect(merged.message.length).toBeGreaterThan(0)
+      })
+    ))
+
+  it("drops the null and undefined branches of an optional field and merges the expectations", () => {
+    expect(
+      mergeIssues([
+        { path: ["mode"], message: 'Expected "auto", actual "x"' },
+        { path: ["mode"], message: 'Expected "captions_only", actual "x"' },
+        { path: ["mode"], message: 'Expected null, actual "x"' }
+      ])
+    ).toEqual([{ path: ["mode"], message: 'Expected "auto" | "captions_only", actual "x"' }])
+  })
+})

@@ -1,0 +1,231 @@
+/**
+ * Use cases standing in for core's, so the HTTP contract can be tested alone: answers are fixed,
+ * and a few inputs trigger each kind of failure (an ApiError, a store failure, a defect).
+ */
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import {
+  Access,
+  type Account,
+  Balance,
+  type ChosenTranscript,
+  JobQueries,
+  PersistenceError,
+  StoredTranscripts,
+  Transcribe,
+  type TranscriptRecord
+} from "@verbatim/core"
+import { Api, Errors, type Ids, Language, Transcript } from "@verbatim/domain"
+import { DateTime, Effect, Layer } from "effect"
+import { AppLive } from "../src/index.js"
+
+export const goodKey = `vbt_${"a".repeat(43)}`
+export const limitedKey = `vbt_${"l".repeat(43)}`
+export const brokenKey = `vbt_${"x".repeat(43)}`
+
+const createdAt = DateTime.unsafeMake("2026-11-01T00:00:00Z")
+const en = Language.LanguageCode.make("en")
+const de = Language.LanguageCode.make("de")
+
+export const account: Account = {
+  id: "6f1c7a0e-1111-4a4a-8a8a-000000000001" as Ids.AccountId,
+  name: "stub",
+  plan: "pro",
+  credits: 42,
+  defaultMode: "captions_only",
+  onboardingCompleted: true,
+  createdAt
+}
+
+const limitedAccount: Account = { ...account, id: "6f1c7a0e-1111-4a4a-8a8a-000000000002" as Ids.AccountId }
+
+const AccessStub = Layer.succeed(Access, {
+  authenticate: (bearer) =>
+    bearer === goodKey
+      ? Effect.succeed(account)
+      : bearer === limitedKey
+        ? Effect.succeed(limitedAccount)
+        : bearer === brokenKey
+          ? Effect.fail(
+              new PersistenceError({ operation: "findByKeyHash", cause: new Error("connection lost") })
+            )
+          : Effect.fail(
+              Errors.apiError("invalid_api_key", "Missing or invalid API key: the key is unknown or revoked")
+            ),
+  takeRequest: (who) =>
+    Effect.succeed(
+      who.id === limitedAccount.id
+        ? { allowed: false, limit: 2, remaining: 0, resetSeconds: 2, retryAfterSeconds: 1 }
+        : { allowed: true, limit: 50, remaining: 49, resetSeconds: 1, retryAfterSeconds: 0 }
+    )
+})
+
+const BalanceStub = Layer.succeed(Balance, {
+  credits: (who) =>
+    Effect.succeed(
+      new Api.CreditsResponse({
+        credits: who.credits,
+        plan: who.plan,
+        thumbnail_credits: 0,
+        onboarding_completed: who.onboardingCompleted
+      })
+    )
+})
+
+export const requestId = "6f1c7a0e-2222-4a4a-8a8a-000000000001" as Ids.RequestId
+export const jobId = "6f1c7a0e-3333-4a4a-8a8a-000000000001" as Ids.JobId
+const transcriptId = "6f1c7a0e-4444-4a4a-8a8a-000000000001" as Ids.TranscriptId
+
+export const segments = [
+  new Transcript.Segment({ text: "Hello <world> & all", start: 0, end: 1500 }),
+  new Transcript.Segment({ text: "Second line", start: 1500, end: 3200 })
+]
+
+/**
+ * Transcribe by video: `dQw4w9WgXcQ` completes (200), `asrasrasr01` starts ASR (202), `broke` fails
+ * with a store failure, `defect` dies, `payme` is short of credits; anything else has no captions.
+ */
+const TranscribeStub = Layer.succeed(Transcribe, {
+  transcribe: (_who, request) => {
+    switch (request.video) {
+      case "dQw4w9WgXcQ":
+        return Effect.succeed(
+          new Api.TranscribeCompleted({
+            request_id: requestId,
+            mode: "captions_only",
+            status: "completed",
+            credits_used: 1,
+            job_id: jobId,
+            data: new Api.TranscribeData({
+              video_id: "dQw4w9WgXcQ",
+              video_title: "A title",
+              transcript: new Api.TranscriptPayload({
+                text: "Hello",
+                language: en,
+                source: "manual",
+                segments,
+                paragraphs: null,
+                words: null
+              })
+            })
+          })
+        )
+      case "asrasrasr01":
+        return Effect.succeed(
+          new Api.TranscribeProcessing({
+            request_id: requestId,
+            mode: "auto",
+            status: "processing",
+            job_id: jobId,
+            credits_used: 0,
+            estimated_credits: 3,
+            duration_minutes: 4
+          })
+        )
+      case "broke":
+        return Effect.fail(new PersistenceError({ operation: "insertJob", cause: new Error("disk full") }))
+      case "defect":
+        return Effect.die(new Error("boom"))
+      case "payme":
+        return Effect.fail(Errors.apiError("payment_required", "Insufficient credits: 1 needed, 0 left"))
+      default:
+        return Effect.fail(Errors.apiError("no_captions"))
+    }
+  },
+  estimate: () => Effect.fail(Errors.apiError("asr_unavailable"))
+})
+
+const JobsStub = Layer.succeed(JobQueries, {
+  get: (_who, id) =>
+    id === jobId
+      ? Effect.succeed(
+          new Api.JobProcessing({
+            job_id: jobId,
+            request_id: requestId,
+            status: "processing",
+            credits_used: 0,
+            created_at: createdAt,
+            started_at: createdAt,
+            completed_at: null
+          })
+        )
+      : Effect.fail(Errors.apiError("not_found", `job ${id} not found`)),
+  list: (_who, query) =>
+    Effect.succeed(
+      new Api.JobList({
+        jobs: [],
+        count: 0,
+        pagination: { page: query.page, limit: query.limit, total: 0, totalPages: 0, hasMore: false }
+      })
+    )
+})
+
+const record: TranscriptRecord = {
+  id: transcriptId,
+  accountId: account.id,
+  videoId: "dQw4w9WgXcQ",
+  videoTitle: "A title",
+  language: en,
+  sourceKind: "manual",
+  status: "succeeded",
+  wordCount: 6,
+  segmentCount: 2,
+  durationSeconds: 4,
+  creditsUsed: 1,
+  createdAt,
+  channelId: null,
+  text: "Hello <world> & all Second line",
+  segments,
+  hasTimestamps: true,
+  summary: null,
+  mindMap: null,
+  asrIntelligence: null
+}
+
+export const chosen: ChosenTranscript = {
+  record,
+  segments,
+  response: new Api.StoredTranscript({
+    id: transcriptId,
+    video_id: "dQw4w9WgXcQ",
+    language: en,
+    text: record.text,
+    segments,
+    has_timestamps: true,
+    source_kind: "manual",
+    video_title: "A title",
+    summary: null,
+    mind_map: null
+  })
+}
+
+const StoredStub = Layer.succeed(StoredTranscripts, {
+  list: (_who, query) =>
+    Effect.succeed(
+      new Api.TranscriptList({
+        history: [],
+        count: 0,
+        pagination: { page: query.page, limit: query.limit, total: 0, totalPages: 0, hasMore: false }
+      })
+    ),
+  get: (_who, videoId, query) =>
+    videoId !== "dQw4w9WgXcQ"
+      ? Effect.fail(Errors.apiError("not_found", `no transcript of ${videoId}`))
+      : query.language !== undefined && query.language !== "en"
+        ? Effect.fail(Errors.apiError("forbidden", `no transcript of ${videoId} in ${query.language}`))
+        : Effect.succeed(chosen),
+  remove: () => Effect.succeed(new Api.DeleteResponse({ success: true, deleted: 1, message: "Deleted 1" })),
+  bulkRemove: (_who, request) =>
+    Effect.fail(Errors.apiError("forbidden", `none of ${request.ids.length} transcripts is owned`)),
+  languages: (_who, videoId) =>
+    Effect.succeed(
+      new Api.LanguagesResponse({ video_id: videoId, languages: [en], platform_translation_languages: [de] })
+    )
+})
+
+export const UseCasesStub = Layer.mergeAll(AccessStub, BalanceStub, TranscribeStub, JobsStub, StoredStub)
+
+/** The API as a web handler over the stubs: `Request` in, `Response` out. */
+export const makeHandler = () =>
+  HttpApiBuilder.toWebHandler(
+    Layer.mergeAll(AppLive.pipe(Layer.provide(UseCasesStub)), HttpServer.layerContext)
+  )

@@ -1,0 +1,2 @@
+/** Rate limiter implementations of core's `RateLimiter` port. */
+export * as MemoryRateLimiter from "./memory.js"
