@@ -3,7 +3,7 @@
  * the repositories, the video platform, the rate limiter, the secrets, the use cases and HTTP.
  * Functions of the settings, so tests can swap the database and the HTTP server and keep the rest.
  */
-import { createServer } from "node:http"
+
 import { HttpServer } from "@effect/platform"
 import { NodeFileSystem, NodeHttpServer } from "@effect/platform-node"
 import type * as SqlClient from "@effect/sql/SqlClient"
@@ -15,6 +15,7 @@ import { type CatalogueInvalid, type DemoCatalogue, DemoPlatform } from "@verbat
 import { MemoryRateLimiter } from "@verbatim/queue"
 import { Layer } from "effect"
 import type { ServerSettings } from "./config.js"
+import { makeNodeServer } from "./node-server.js"
 
 /** The persistence of the settings: PGlite in the data folder, or PostgreSQL; migrated when built. */
 export const persistenceFor = (settings: Pick<ServerSettings, "database">) =>
@@ -43,5 +44,5 @@ export const adminOn = <E>(persistence: Layer.Layer<Repositories | SqlClient.Sql
 export const httpFor = (settings: Pick<ServerSettings, "port" | "host">) =>
   HttpLive.pipe(
     HttpServer.withLogAddress,
-    Layer.provide(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host }))
+    Layer.provide(NodeHttpServer.layer(makeNodeServer, { port: settings.port, host: settings.host }))
   )

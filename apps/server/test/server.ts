@@ -13,7 +13,7 @@
  *     }))
  *   })
  */
-import { createServer } from "node:http"
+
 import { FetchHttpClient, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { HttpLive, makeClient, type VerbatimClient } from "@verbatim/api"
@@ -22,6 +22,7 @@ import { persistenceLayer, TestDatabaseLive } from "@verbatim/db"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Context, Effect, Layer, Logger, LogLevel } from "effect"
 import { platformFor, useCasesOn } from "../src/layers.js"
+import { makeNodeServer } from "../src/node-server.js"
 
 export interface TestResponse {
   readonly status: number
@@ -146,6 +147,6 @@ export const TestUseCasesLive = useCasesOn(
 export const TestServerLive = Layer.effect(TestServer, make).pipe(
   Layer.provideMerge(HttpLive),
   Layer.provideMerge(TestUseCasesLive),
-  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+  Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: 0, host: "127.0.0.1" })),
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
 )

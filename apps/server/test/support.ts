@@ -88,7 +88,9 @@ export const estimate = (server: TestServerService, key: string, json: unknown) 
 /** Decodes a body with a schema of the contract: the test fails when the body breaks it. */
 export const decode = <A, I>(schema: Schema.Schema<A, I>, response: TestResponse) =>
   Schema.decodeUnknown(schema)(response.json).pipe(
-    Effect.mapError((error) => new Error(`status ${response.status}, body ${response.text}\n${error.message}`)),
+    Effect.mapError(
+      (error) => new Error(`status ${response.status}, body ${response.text}\n${error.message}`)
+    ),
     Effect.orDie
   )
 
@@ -129,13 +131,13 @@ export const expectError = (response: TestResponse, status: number, code: Errors
 export const expectInvalid = (response: TestResponse, path: ReadonlyArray<string | number>) => {
   expectError(response, 400, "invalid_request")
   const body = response.json as { message: string; details: { issues?: unknown } }
-  expect(body.message, response.text).toMatch(new RegExp(`^${escape(path.join("."))}: `))
+  expect(body.message, response.text).toMatch(new RegExp(`^${escapeRegExp(path.join("."))}: `))
   expect(body.details.issues, response.text).toEqual(
     expect.arrayContaining([{ path: [...path], message: expect.any(String) }])
   )
 }
 
-const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 /** A segment as the wire carries it, for comparisons with the catalogue. */
 export const timed = (segment: { readonly text: string; readonly start: number; readonly end: number }) => ({

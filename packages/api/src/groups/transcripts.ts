@@ -15,12 +15,9 @@ import { Authentication } from "../security.js"
 import { useCase } from "../use-case.js"
 
 /** The longest `{video_id}` accepted in a path: a video id, or an upload id for uploads. */
-export const maxVideoIdLength = 64
 
 export const VideoPath = Schema.Struct({
-  video_id: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(maxVideoIdLength)).annotations({
-    description: "The video id; for uploads, the upload id"
-  })
+  video_id: Api.VideoKey
 })
 
 export class TranscriptsGroup extends HttpApiGroup.make("transcripts")

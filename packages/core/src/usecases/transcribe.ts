@@ -74,11 +74,19 @@ export const makeTranscribe = Effect.gen(function* () {
         ...fields
       })
 
-      /** Records the request as a failed job, then fails with the error. */
+      /** Records the request as a failed job, then fails with the error, naming that job. */
       const failWith = (error: Errors.ApiError, details?: VideoDetails) =>
-        jobs
-          .insert(job({ status: "failed", error: error.message, videoTitle: details?.title ?? null }))
-          .pipe(Effect.zipRight(Effect.fail(error)))
+        jobs.insert(job({ status: "failed", error: error.message, videoTitle: details?.title ?? null })).pipe(
+          Effect.zipRight(
+            Effect.fail(
+              new Errors.ApiError({
+                code: error.code,
+                message: error.message,
+                details: { ...error.details, job_id: jobId }
+              })
+            )
+          )
+        )
 
       const completed = (record: TranscriptRecord, credits: Credits.Credits) =>
         new Api.TranscribeCompleted({

@@ -95,3 +95,17 @@ export const absentUnless = <S extends Schema.Schema.All>(schema: S) =>
 /** An optional query parameter. */
 export const optionalQuery = <S extends Schema.Schema.All>(schema: S) =>
   Schema.optionalWith(schema, { exact: true })
+
+/**
+ * The `{video_id}` of the stored-transcript paths: a video id or, for uploads, an upload id —
+ * letters, digits, `-` and `_`, 1 to 64 characters. Anything else can name no stored transcript.
+ */
+export const VideoKey = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,64}$/)).annotations({
+  identifier: "VideoKey",
+  description: "A video id, or an upload id for uploads",
+  message: () => "a video id or upload id: 1 to 64 letters, digits, - and _"
+})
+
+/** Text a database can store: no NUL character (PostgreSQL text refuses it). */
+export const withoutNul = <S extends Schema.Schema<string, string>>(schema: S) =>
+  schema.pipe(Schema.filter((s) => !s.includes("\u0000") || "must not contain the NUL character"))

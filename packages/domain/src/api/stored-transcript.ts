@@ -10,7 +10,15 @@ import { LanguageCode } from "../language.js"
 import { StoredTranscriptStatus } from "../status/stored-transcript.js"
 import { Segment, SourceKind } from "../transcript/segment.js"
 import { AsrIntelligence } from "./asr-intelligence.js"
-import { absentUnless, allErrors, booleanQuery, Count, FreeFormObject, optionalQuery } from "./fields.js"
+import {
+  absentUnless,
+  allErrors,
+  booleanQuery,
+  Count,
+  FreeFormObject,
+  optionalQuery,
+  withoutNul
+} from "./fields.js"
 import { Pagination, paginationQueryFields } from "./pagination.js"
 
 export const maxSearchLength = 200
@@ -63,9 +71,8 @@ export class TranscriptList extends Schema.Class<TranscriptList>("TranscriptList
   { description: "A page of the account's transcripts, newest first" }
 ) {}
 
-export const TranscriptSearch = Schema.String.pipe(
-  Schema.minLength(1),
-  Schema.maxLength(maxSearchLength)
+export const TranscriptSearch = withoutNul(
+  Schema.String.pipe(Schema.minLength(1), Schema.maxLength(maxSearchLength))
 ).annotations({
   identifier: "TranscriptSearch",
   description: "Words matched against the video id, the title and the transcript text"

@@ -1,0 +1,536 @@
+/**
+ * Fuzzing every endpoint over real HTTP with fast-check (bounded runs): schema-violating JSON
+ * bodies, wrong types for each field, huge strings, deep nesting and non-JSON text; random query
+ * strings (random and repeated keys, unicode, huge numbers, broken percent-encoding); random
+ * URL-encoded path segments; random methods and Authorization headers. The server never answers
+ * 5xx, every non-2xx answer is the error body with a catalogue code whose status it has, and every
+ * 2xx JSON answer matches the endpoint's response schema.
+ *
+ * Each property spreads its requests over a few business accounts (100 requests a second each),
+ * so the rate limit does not interfere; a 429 would still have to carry the error body.
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { Api, Asr, Errors } from "@verbatim/domain"
+import { Effect, FastCheck as fc, Schema } from "effect"
+import { type TestResponse, TestServer, TestServerLive, type TestServerService } from "./server.js"
+import { api, oldAccount, transcribe, unknownUuid, videos } from "./support.js"
+
+const runs = Number(process.env.VERBATIM_FUZZ_RUNS ?? 150)
+
+/**
+ * The longest query string the properties send. Node refuses a request head over 16 KiB before the
+ * application sees it; that case has its own test below.
+ */
+const maxQueryLength = 8000
+
+/** Time for one property (about a second at 150 runs on PGlite). */
+const propertyTimeout = 60_000 + runs * 40
+
+interface Endpoint {
+  readonly name: string
+  readonly method: "GET" | "POST" | "DELETE"
+  /** The path after /api/v2, given a path parameter. */
+  readonly path: (param: string) => string
+  readonly hasParam: boolean
+  readonly params: ReadonlyArray<string>
+  readonly hasBody: boolean
+  /** Why a 2xx JSON answer breaks the endpoint's response schema, or undefined when it does not. */
+  readonly success: (json: unknown) => string | undefined
+}
+
+const conforms =
+  <A, I>(schema: Schema.Schema<A, I>) =>
+  (json: unknown): string | undefined => {
+    const decoded = Schema.decodeUnknownEither(schema)(json)
+    return decoded._tag === "Left" ? decoded.left.message : undefined
+  }
+
+const endpoints: ReadonlyArray<Endpoint> = [
+  {
+    name: "GET /ping",
+    method: "GET",
+    path: () => "/ping",
+    hasParam: false,
+    params: [],
+    hasBody: false,
+    success: conforms(Api.HealthResponse)
+  },
+  {
+    name: "GET /credits",
+    method: "GET",
+    path: () => "/credits",
+    hasParam: false,
+    params: [],
+    hasBody: false,
+    success: conforms(Api.CreditsResponse)
+  },
+  {
+    name: "POST /transcribe",
+    method: "POST",
+    path: () => "/transcribe",
+    hasParam: false,
+    params: [],
+    hasBody: true,
+    success: conforms(Api.TranscribeResponse)
+  },
+  {
+    name: "POST /transcribe/estimate",
+    method: "POST",
+    path: () => "/transcribe/estimate",
+    hasParam: false,
+    params: [],
+    hasBody: true,
+    success: conforms(Api.EstimateResponse)
+  },
+  {
+    name: "GET /jobs",
+    method: "GET",
+    path: () => "/jobs",
+    hasParam: false,
+    params: ["page", "limit", "status"],
+    hasBody: false,
+    success: conforms(Api.JobList)
+  },
+  {
+    name: "GET /jobs/{job_id}",
+    method: "GET",
+    path: (id) => `/jobs/${id}`,
+    hasParam: true,
+    params: ["include_segments", "include_paragraphs", "include_words"],
+    hasBody: false,
+    success: conforms(Api.Job)
+  },
+  {
+    name: "GET /transcripts",
+    method: "GET",
+    path: () => "/transcripts",
+    hasParam: false,
+    params: ["page", "limit", "search", "status", "language", "date_from", "date_to", "include_segments"],
+    hasBody: false,
+    success: conforms(Api.TranscriptList)
+  },
+  {
+    name: "GET /transcripts/{video_id}",
+    method: "GET",
+    path: (id) => `/transcripts/${id}`,
+    hasParam: true,
+    params: ["id", "language", "source", "include_timestamps", "format"],
+    hasBody: false,
+    success: conforms(Api.StoredTranscript)
+  },
+  {
+    name: "DELETE /transcripts/{video_id}",
+    method: "DELETE",
+    path: (id) => `/transcripts/${id}`,
+    hasParam: true,
+    params: ["language", "source"],
+    hasBody: false,
+    success: conforms(Api.DeleteResponse)
+  },
+  {
+    name: "POST /transcripts/bulk-delete",
+    method: "POST",
+    path: () => "/transcripts/bulk-delete",
+    hasParam: false,
+    params: [],
+    hasBody: true,
+    success: conforms(Api.DeleteResponse)
+  },
+  {
+    name: "GET /transcripts/{video_id}/languages",
+    method: "GET",
+    path: (id) => `/transcripts/${id}/languages`,
+    hasParam: true,
+    params: ["include_youtube_default"],
+    hasBody: false,
+    success: conforms(Api.LanguagesResponse)
+  }
+]
+
+const asrFields = Object.keys(Asr.AsrOptions.fields)
+
+// ---------------------------------------------------------------------------------------------
+// Arbitraries
+
+const unicode = fc.string({ unit: "binary", maxLength: 40 })
+const hugeNumbers = fc.oneof(
+  fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }).map(String),
+  fc.double().map(String),
+  fc.constantFrom("1e309", "-1e309", "9007199254740993", "NaN", "Infinity", "-0", "0x10", "1_000", "٣")
+)
+const plausibleValues = fc.constantFrom(
+  "",
+  "0",
+  "1",
+  "2",
+  "50",
+  "100",
+  "101",
+  "-1",
+  "1.5",
+  " 1",
+  "true",
+  "false",
+  "TRUE",
+  "yes",
+  "null",
+  "en",
+  "de",
+  "pt-BR",
+  "EN",
+  "zz",
+  "manual",
+  "auto",
+  "asr",
+  "json",
+  "srt",
+  "vtt",
+  "txt",
+  "completed",
+  "processing",
+  "failed",
+  "succeeded",
+  "queued",
+  "requires_asr_confirmation",
+  "2024-01-01T00:00:00Z",
+  "2024-13-45",
+  unknownUuid,
+  videos.manualAndAuto,
+  "coordination"
+)
+const queryValue = fc.oneof(
+  { weight: 4, arbitrary: plausibleValues },
+  { weight: 2, arbitrary: fc.string({ maxLength: 30 }) },
+  { weight: 2, arbitrary: unicode },
+  { weight: 2, arbitrary: hugeNumbers },
+  { weight: 1, arbitrary: fc.string({ minLength: 200, maxLength: 2000 }) }
+)
+
+const queryKey = (params: ReadonlyArray<string>) =>
+  params.length === 0
+    ? fc.oneof(fc.string({ maxLength: 12 }), unicode, fc.constantFrom("page", "limit", "format", "__proto__"))
+    : fc.oneof(
+        { weight: 5, arbitrary: fc.constantFrom(...params) },
+        { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
+        { weight: 1, arbitrary: unicode },
+        { weight: 1, arbitrary: fc.constantFrom("constructor", "__proto__", "page[]", "a.b") }
+      )
+
+/** A query string: encoded pairs (keys repeat often), or a hand-broken raw one. */
+const queryString = (params: ReadonlyArray<string>) =>
+  fc
+    .oneof(
+      {
+        weight: 6,
+        arbitrary: fc.array(fc.tuple(queryKey(params), queryValue), { maxLength: 6 }).map((pairs) => {
+          const search = new URLSearchParams()
+          for (const [key, value] of pairs) search.append(key, value)
+          return search.toString()
+        })
+      },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          "%",
+          "%zz",
+          "limit=%E0%A4%A",
+          "&&&",
+          "=",
+          "==1",
+          "limit=1&limit=2",
+          "page=1;limit=2",
+          "limit[]=1",
+          "format=srt&format=vtt",
+          "include_segments",
+          "include_segments=",
+          "search=%00",
+          "language=%F0%9F%98%80"
+        )
+      }
+    )
+    .filter((query) => query.length <= maxQueryLength)
+
+/** Path segments, URL-encoded; `dotSegments` adds those that fetch resolves to another path (`.`, `..`, empty). */
+const pathSegment = (dotSegments: boolean) =>
+  fc
+    .oneof(
+      {
+        weight: 3,
+        arbitrary: fc.constantFrom(
+          videos.manualAndAuto,
+          videos.multiLanguage,
+          videos.noCaptions,
+          unknownUuid,
+          "Xb2-vCw5NsD"
+        )
+      },
+      { weight: 2, arbitrary: fc.uuid() },
+      { weight: 3, arbitrary: fc.string({ maxLength: 30 }) },
+      { weight: 2, arbitrary: unicode },
+      { weight: 1, arbitrary: fc.string({ minLength: 60, maxLength: 400 }) },
+      { weight: 1, arbitrary: fc.constantFrom(".", "..", "%", "%2F", "a/b", " ", "\u0000", "null", "-1") }
+    )
+    .map(encodeURIComponent)
+    .filter((segment) => dotSegments || !["", ".", ".."].includes(segment))
+
+const anyJsonText = fc.oneof(
+  fc.jsonValue().map((value) => JSON.stringify(value)),
+  fc.anything().map((value) => JSON.stringify(value) ?? "")
+)
+
+/** A value of the wrong type (or the right type, sometimes) for any field. */
+const fieldValue = fc.oneof(
+  { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+  { weight: 2, arbitrary: plausibleValues },
+  { weight: 1, arbitrary: fc.string({ minLength: 3000, maxLength: 20000 }) },
+  { weight: 1, arbitrary: fc.constantFrom(1e308, -1, 0, 2 ** 53 + 1, 21, 201, -0.5, true, null, [], {}) }
+)
+
+const bodyObject = fc.record(
+  {
+    video: fc.oneof(fc.constantFrom(videos.manualAndAuto, videos.noCaptions, videos.unknown), fieldValue),
+    upload_id: fc.oneof(fc.uuid(), fieldValue),
+    mode: fc.oneof(
+      fc.constantFrom("auto", "captions_only", "human_captions_only", "speech_to_text_only"),
+      fieldValue
+    ),
+    language: fieldValue,
+    source: fc.oneof(fc.constantFrom("auto", "manual", "asr"), fieldValue),
+    allow_asr: fc.oneof(fc.boolean(), fieldValue),
+    format: fc.oneof(
+      fc.record(
+        { timestamp: fieldValue, paragraphs: fieldValue, words: fieldValue, extra: fieldValue },
+        { requiredKeys: [] }
+      ),
+      fieldValue
+    ),
+    webhook_url: fc.oneof(fc.webUrl(), fieldValue),
+    asr_options: fc.oneof(
+      fc.dictionary(fc.constantFrom(...asrFields), fieldValue, { maxKeys: 6 }),
+      fieldValue
+    ),
+    ids: fc.oneof(fc.array(fc.oneof(fc.uuid(), fieldValue), { maxLength: 5 }), fieldValue),
+    extra: fieldValue
+  },
+  { requiredKeys: [] }
+)
+
+const deepNesting = fc
+  .tuple(fc.integer({ min: 1, max: 300 }), fc.constantFrom("[", '{"a":'), fc.boolean())
+  .map(([depth, open, closed]) => {
+    const close = open === "[" ? "]" : "}"
+    return `${open.repeat(depth)}1${closed ? close.repeat(depth) : ""}`
+  })
+
+/** A request body: JSON of the wrong shape, fields of the wrong types, deep nesting, huge or non-JSON text. */
+const bodyText = fc.oneof(
+  { weight: 5, arbitrary: bodyObject.map((body) => JSON.stringify(body)) },
+  { weight: 3, arbitrary: anyJsonText },
+  { weight: 1, arbitrary: deepNesting },
+  { weight: 1, arbitrary: fc.string({ maxLength: 50 }) },
+  { weight: 1, arbitrary: unicode },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      "",
+      "{",
+      '{"video": "q3Lx8VbT2kA",}',
+      "\uFEFF{}",
+      "null",
+      '{"__proto__": {"video": 1}}',
+      '{"video": "q3Lx8VbT2kA", "video": 7}',
+      `{"video": "${"x".repeat(1024 * 1024)}"}`
+    )
+  }
+)
+
+// ---------------------------------------------------------------------------------------------
+// Checks
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** Fails (throws, for fast-check) unless the answer is a valid one of the endpoint. */
+const checkAnswer = (label: string, response: TestResponse, success?: Endpoint["success"]) => {
+  const context = `${label}\n→ ${response.status} ${response.text.slice(0, 500)}`
+  expect(response.status, context).toBeLessThan(500)
+  if (response.status >= 200 && response.status < 300) {
+    const type = response.headers.get("content-type") ?? ""
+    if (success !== undefined && type.includes("application/json")) {
+      expect(success(response.json), context).toBeUndefined()
+    }
+    return
+  }
+  const body = response.json
+  expect(isObject(body), context).toBe(true)
+  if (!isObject(body)) return
+  expect(Object.keys(body).sort(), context).toEqual(["details", "error", "message"])
+  expect(Errors.allErrorCodes, context).toContain(body.error)
+  expect(typeof body.message, context).toBe("string")
+  expect(isObject(body.details), context).toBe(true)
+  expect(Errors.statusOf(body.error as Errors.ErrorCode), context).toBe(response.status)
+}
+
+/** Business accounts (100 requests a second each), each owning a transcript and a job, to rotate through. */
+const accounts = (server: TestServerService, count: number) =>
+  Effect.forEach(Array.from({ length: count }), () =>
+    Effect.gen(function* () {
+      const { key } = yield* server.newAccount({ plan: "business", credits: 10_000, createdAt: oldAccount })
+      const served = yield* transcribe(server, key, { video: videos.manualAndAuto })
+      return { key, jobId: (served.json as { job_id: string }).job_id }
+    })
+  )
+
+/** Accounts a property rotates through: fewer than 100 requests each, within one bucket's burst. */
+const accountsPerProperty = Math.ceil(runs / 60)
+
+layer(TestServerLive, { timeout: "120 seconds", excludeTestServices: true })(
+  "fuzzing every endpoint",
+  (it) => {
+    describe("random query strings, path segments and bodies", () => {
+      for (const endpoint of endpoints) {
+        it.effect(
+          `${endpoint.name}: never 5xx, always the error body`,
+          () =>
+            Effect.gen(function* () {
+              const server = yield* TestServer
+              const owners = yield* accounts(server, accountsPerProperty)
+              let turn = 0
+              const param = endpoint.hasParam
+                ? fc.oneof(
+                    { weight: 1, arbitrary: fc.constantFrom(...owners.map((owner) => owner.jobId)) },
+                    { weight: 4, arbitrary: pathSegment(false) }
+                  )
+                : fc.constant("")
+              const body = endpoint.hasBody
+                ? bodyText.map((text): string | undefined => text)
+                : fc.constant(undefined)
+              yield* Effect.promise(() =>
+                fc.assert(
+                  fc.asyncProperty(param, queryString(endpoint.params), body, async (segment, query, raw) => {
+                    const owner = owners[turn++ % owners.length]
+                    const path = api(endpoint.path(segment)) + (query.length > 0 ? `?${query}` : "")
+                    const response = await Effect.runPromise(
+                      server.request(endpoint.method, path, { key: owner?.key, raw })
+                    )
+                    checkAnswer(
+                      `${endpoint.method} ${path}\n${raw?.slice(0, 300) ?? ""}`,
+                      response,
+                      endpoint.success
+                    )
+                  }),
+                  { numRuns: runs }
+                )
+              )
+            }),
+          propertyTimeout
+        )
+      }
+    })
+
+    describe("cases fuzzing found", () => {
+      it.effect("a NUL character in a video id or a search answers 4xx with the error body, never 500", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const [owner] = yield* accounts(server, 1)
+          for (const [method, path] of [
+            ["GET", "/transcripts/%00"],
+            ["GET", "/transcripts/a%00b?format=srt"],
+            ["DELETE", "/transcripts/%00"],
+            ["GET", "/transcripts/%00/languages"],
+            ["GET", "/transcripts?search=%00"],
+            ["GET", "/transcripts?search=coordination%00"]
+          ] as const) {
+            checkAnswer(`${method} ${path}`, yield* server.request(method, api(path), { key: owner?.key }))
+          }
+        })
+      )
+
+      it.effect("a request head over Node's 16 KiB limit answers 400 invalid_request, not an empty 431", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const [owner] = yield* accounts(server, 1)
+          const path = api(`/transcripts?search=${"a".repeat(20_000)}`)
+          const response = yield* server.get(path, { key: owner?.key })
+          checkAnswer(`GET ${path.slice(0, 60)}...`, response)
+          expect(response.json).toMatchObject({ error: "invalid_request" })
+        })
+      )
+    })
+
+    describe("other methods and credentials", () => {
+      it.effect(
+        "any method on any path: never 5xx, always the error body",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const owners = yield* accounts(server, accountsPerProperty)
+            let turn = 0
+            const method = fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+            const endpoint = fc.constantFrom(...endpoints)
+            yield* Effect.promise(() =>
+              fc.assert(
+                fc.asyncProperty(
+                  method,
+                  endpoint,
+                  pathSegment(true),
+                  fc.option(bodyText),
+                  async (m, e, segment, raw) => {
+                    const owner = owners[turn++ % owners.length]
+                    const path = api(e.path(segment))
+                    const response = await Effect.runPromise(
+                      server.request(m, path, {
+                        key: owner?.key,
+                        raw: m === "GET" ? undefined : (raw ?? undefined)
+                      })
+                    )
+                    checkAnswer(`${m} ${path}`, response)
+                  }
+                ),
+                { numRuns: runs }
+              )
+            )
+          }),
+        propertyTimeout
+      )
+
+      it.effect(
+        "any Authorization header: 401 invalid_api_key with the error body, or the answer",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const header = fc.oneof(
+              fc.string({ maxLength: 80 }).map((s) => `Bearer ${s}`),
+              fc.string({ maxLength: 80 }),
+              fc.constantFrom(
+                "Bearer",
+                "Bearer ",
+                "bearer vbt_x",
+                "Basic dXNlcjpwYXNz",
+                `Bearer vbt_${"A".repeat(43)}`
+              )
+            )
+            const endpoint = fc.constantFrom(...endpoints.filter((e) => e.name !== "GET /ping"))
+            yield* Effect.promise(() =>
+              fc.assert(
+                fc.asyncProperty(header, endpoint, async (authorization, e) => {
+                  const headers = /^[\t\x20-\x7e]*$/.test(authorization) ? { authorization } : {}
+                  const path = api(e.path(videos.manualAndAuto))
+                  const response = await Effect.runPromise(
+                    server.request(e.method, path, {
+                      headers,
+                      raw: e.method === "POST" ? "{}" : undefined
+                    })
+                  )
+                  checkAnswer(`${e.method} ${path} with ${JSON.stringify(authorization)}`, response)
+                  expect(response.status).toBe(401)
+                }),
+                { numRuns: runs }
+              )
+            )
+          }),
+        propertyTimeout
+      )
+    })
+  }
+)
