@@ -8,11 +8,10 @@
  * (`<b>`, `<v Speaker>`, `<00:01.000>`) removed, then character references (`&amp;` `&lt;`
  * `&gt;` `&nbsp;` `&lrm;` `&rlm;` and numeric ones) decoded.
  */
-import { Either, Option } from "effect"
+import { Either } from "effect"
 import type { Cue } from "../cue.js"
-import { parseTimecode } from "../export/timecode.js"
 import { CaptionParseError } from "./error.js"
-import { isBlank, linesOf } from "./lines.js"
+import { isBlank, linesOf, readTimedLines } from "./lines.js"
 
 const header = /^WEBVTT(?:[ \t].*)?$/
 const timing = /^(\S+?)[ \t]*-->[ \t]*(\S+)(?:[ \t]+.*)?$/
@@ -71,19 +70,10 @@ export const parseVtt = (input: string): Either.Either<Array<Cue>, CaptionParseE
       continue
     }
     if (!first.includes("-->")) i++
-    const timingLine = lines[i]
-    const match = timingLine === undefined ? null : timing.exec(timingLine)
-    if (match === null) return fail(i, "expected a timing line [HH:]MM:SS.mmm --> [HH:]MM:SS.mmm")
-    const start = parseTimecode(match[1] ?? "", "vtt")
-    const end = parseTimecode(match[2] ?? "", "vtt")
-    if (Option.isNone(start) || Option.isNone(end)) return fail(i, "invalid timestamp")
-    if (end.value <= start.value) return fail(i, "the cue ends before it starts")
-    i++
-    const text: Array<string> = []
-    for (let line = lines[i]; line !== undefined && !isBlank(line); line = lines[++i]) {
-      if (line.includes("-->")) return fail(i, "cue text cannot contain -->")
-      text.push(line)
-    }
-    cues.push({ start: start.value, end: end.value, text: vttTextToPlain(text.join("\n")) })
+    const body = readTimedLines(lines, i, timing, "vtt", "[HH:]MM:SS.mmm --> [HH:]MM:SS.mmm")
+    if (Either.isLeft(body)) return fail(body.left.index, body.left.reason)
+    const { start, end, text } = body.right
+    i = body.right.next
+    cues.push({ start, end, text: vttTextToPlain(text.join("\n")) })
   }
 }
