@@ -14,7 +14,7 @@
  *
  * Every request that passes validation is recorded as a job, failures included.
  */
-import { Api, Captions, type Credits, Errors, type Ids, Pricing, Transcript } from "@verbatim/domain"
+import { Api, Captions, type Credits, Errors, type Ids, Plan, Pricing, Transcript } from "@verbatim/domain"
 import { DateTime, Effect, Option } from "effect"
 import type { Account } from "../ports/accounts.js"
 import { type JobRecord, Jobs } from "../ports/jobs.js"
@@ -31,7 +31,7 @@ import { resolveRequest } from "./transcribe-request.js"
 export const confirmationSuggestion =
   "ASR is this account's default mode: send the request again with mode=auto or mode=speech_to_text_only to start it. Nothing was charged."
 
-export const tooLongSuggestion = `ASR takes videos up to ${Pricing.estimate({ durationSeconds: 0, addOns: [] }).max_duration_minutes} minutes: use mode=captions_only for a video with captions, or upload a shorter excerpt.`
+export const tooLongSuggestion = `ASR takes videos up to ${Plan.maxAsrDurationMinutes} minutes: use mode=captions_only for a video with captions, or upload a shorter excerpt.`
 
 const countWords = (text: string): number => (text.length === 0 ? 0 : text.split(" ").length)
 
