@@ -326,6 +326,18 @@ describe("the other stored-transcript endpoints", () => {
 })
 
 describe("errorResponse", () => {
+  // Pinned: found by the property below (seed 866049031): a details key named __proto__ was dropped.
+  it("keeps a details key named __proto__ in the body", () => {
+    const details = JSON.parse('{"__proto__":{"a":1},"b":2}')
+    const response = errorResponse(new Errors.ApiError({ code: "invalid_request", message: "m", details }))
+    expect(response.body._tag).toBe("Uint8Array")
+    if (response.body._tag === "Uint8Array") {
+      expect(new TextDecoder().decode(response.body.body)).toBe(
+        '{"error":"invalid_request","message":"m","details":{"__proto__":{"a":1},"b":2}}'
+      )
+    }
+  })
+
   it.effect("answers every code with its catalogue status and exactly { error, message, details }", () =>
     Effect.sync(() =>
       fc.assert(

@@ -16,11 +16,24 @@ export const allErrors = { parseOptions: { errors: "all" } } as const
 export const requestAnnotations = (identifier: string, description: string) =>
   [{ description }, { identifier, description, ...allErrors }] as const
 
-/** A free-form JSON object (`summary`, `mind_map`, `metadata`, error `details`, ...). */
-export const FreeFormObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+const isJsonObject = (value: unknown): value is { readonly [key: string]: unknown } =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * A free-form JSON object (`summary`, `mind_map`, `metadata`, error `details`, ...), kept as it is.
+ *
+ * Not a `Schema.Record`: decoding a record copies it key by key with assignment, and a key named
+ * `__proto__` (which `JSON.parse` creates as an own property) then sets the copy's prototype
+ * instead of a property, so the key vanished and the object no longer round-tripped. The object is
+ * checked, never copied, so every own key survives exactly as the caller sent it.
+ */
+export const FreeFormObject = Schema.declare(isJsonObject, {
   identifier: "FreeFormObject",
   description: "A free-form JSON object",
-  arbitrary: () => (fc) => fc.dictionary(fc.string(), fc.jsonValue())
+  jsonSchema: { type: "object", additionalProperties: true },
+  arbitrary: () => (fc) => fc.dictionary(fc.string(), fc.jsonValue()),
+  pretty: () => (value) => JSON.stringify(value),
+  equivalence: () => (a, b) => JSON.stringify(a) === JSON.stringify(b)
 })
 export type FreeFormObject = typeof FreeFormObject.Type
 

@@ -24,6 +24,19 @@ describe("ApiError", () => {
     )
   })
 
+  // Pinned: found by the round-trip property (seed -1790042407, path "49:0:88"). A details key named
+  // __proto__ (an own property after JSON.parse) was lost, because decoding copied details by assignment.
+  it("keeps details keys named __proto__, constructor and prototype through fromBody and toBody", () => {
+    const details = JSON.parse('{"__proto__":{"polluted":true},"constructor":{"prototype":1},"prototype":[]}')
+    const body = { error: "invalid_request" as const, message: "m", details }
+    const error = ApiError.fromBody(body)
+    expect(error.toBody()).toStrictEqual(body)
+    expect(Object.keys(error.details)).toStrictEqual(["__proto__", "constructor", "prototype"])
+    expect(JSON.stringify(error.toBody().details)).toBe(JSON.stringify(details))
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(Object.getPrototypeOf(error.details)).toBe(Object.prototype)
+  })
+
   it("takes the code's meaning as message unless one is given", () => {
     expect(apiError("payment_required").message).toBe("Insufficient credits")
     expect(apiError("not_found", "No job 42").toBody()).toStrictEqual({
