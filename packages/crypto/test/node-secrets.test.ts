@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
-import { apiKeyPrefix, looksLikeApiKey, Secrets } from "@verbatim/core"
-import { Effect, FastCheck as fc } from "effect"
+import { apiKeyPrefix, looksLikeApiKey, Secrets, webhookSecretPrefix } from "@verbatim/core"
+import { Effect, FastCheck as fc, Redacted } from "effect"
+import { Webhook } from "standardwebhooks"
 import { NodeSecrets } from "../src/index.js"
 
 const uuidV4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -57,4 +58,46 @@ describe("NodeSecrets", () => {
       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     )
   })
+
+  it.effect("a webhook secret is whsec_ and 32 random bytes in base64, redacted, fresh each time", () =>
+    Effect.gen(function* () {
+      const secrets = yield* Secrets
+      const made = yield* Effect.all(Array.from({ length: 200 }, () => secrets.newWebhookSecret))
+      const values = made.map((secret) => {
+        expect(Redacted.isRedacted(secret)).toBe(true)
+        expect(String(secret)).not.toContain(webhookSecretPrefix)
+        return Redacted.value(secret)
+      })
+      for (const value of values) {
+        expect(value.startsWith(webhookSecretPrefix)).toBe(true)
+        const body = value.slice(webhookSecretPrefix.length)
+        expect(body).toMatch(/^[A-Za-z0-9+/]{43}=$/)
+        expect(Buffer.from(body, "base64").length).toBe(NodeSecrets.webhookSecretRandomBytes)
+      }
+      expect(new Set(values).size).toBe(values.length)
+    }).pipe(Effect.provide(NodeSecrets.layer))
+  )
+
+  it.effect(
+    "standardwebhooks reads a webhook secret as its key: what one side signs, the other verifies",
+    () =>
+      Effect.gen(function* () {
+        const secret = Redacted.value(yield* NodeSecrets.make.newWebhookSecret)
+        const other = Redacted.value(yield* NodeSecrets.make.newWebhookSecret)
+        const payload = JSON.stringify({ job_id: "job_1", status: "completed" })
+        const now = new Date()
+        const headers = {
+          "webhook-id": "msg_1",
+          "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+          "webhook-signature": new Webhook(secret).sign("msg_1", now, payload)
+        }
+        expect(new Webhook(secret).verify(payload, headers)).toEqual(JSON.parse(payload))
+        expect(() => new Webhook(other).verify(payload, headers)).toThrow()
+        // The key is the decoded 32 bytes: signing with the raw bytes gives the same signature.
+        const raw = Buffer.from(secret.slice(webhookSecretPrefix.length), "base64")
+        expect(new Webhook(raw, { format: "raw" }).sign("msg_1", now, payload)).toBe(
+          headers["webhook-signature"]
+        )
+      })
+  )
 })
