@@ -1,5 +1,7 @@
 /**
- * @verbatim/queue: the work queue, rate limiter and counters. This issue brings the in-memory
- * rate limiter (`MemoryRateLimiter.layer`); the Redis ones share its port and its tests.
+ * @verbatim/queue: the work queue and the rate limiter, in memory (the embedded default) and on
+ * Redis (many servers and workers), each pair behind one port of `@verbatim/core` and one test suite.
  */
 export * from "./rate-limiter/index.js"
+export * from "./redis/connection.js"
+export * from "./work-queue/index.js"

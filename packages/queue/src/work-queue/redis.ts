@@ -1,0 +1,285 @@
+/**
+ * The Redis `WorkQueue` on BullMQ, for many servers and worker processes sharing the work.
+ *
+ * - Lanes: one BullMQ queue per lane, its keys under `<prefix>q:<lane>:`. `consume` runs one BullMQ
+ *   `Worker` with the given concurrency; its handlers run on the caller's runtime; closing the
+ *   scope closes the worker gracefully (it takes no new job and waits for the handlers in hand).
+ * - Deduplication: the BullMQ job id is the item's key, and finished jobs (completed or failed) are
+ *   removed at once, so a key is refused exactly while its job is waiting, delayed or active.
+ * - At least once: an active job holds a lock that its worker renews; when the process dies the
+ *   lock expires (`lockDurationMs`) and a stalled check (every `stalledIntervalMs`, run by every
+ *   worker of the lane) puts the job back, with no limit on how often (`maxStalledCount` is huge:
+ *   PostgreSQL's lease decides how often a row may be tried, not the queue).
+ * - Fairness: the rank of `./fairness.ts`, computed by a small Lua script over two helper fields
+ *   per lane (`<prefix>fair:<lane>`: the virtual time and each account's latest rank), is the
+ *   job's BullMQ priority. A second script, run as a job starts, moves the virtual time forward
+ *   and forgets it when the lane has nothing waiting or delayed.
+ * - Redis flushed or restarted: BullMQ's workers reconnect and block on the lane's marker again;
+ *   keys that vanished are simply recreated by the next offer (the fairness fields start from
+ *   zero). Items lost in a flush are offered again by the reconciler, from PostgreSQL. Offers and
+ *   depth reads give up with `QueueError` after `operationTimeout` instead of hanging.
+ */
+import {
+  type ConsumeOptions,
+  type LaneDepth,
+  QueueError,
+  type WorkItem,
+  type WorkOffer,
+  WorkQueue
+} from "@verbatim/core"
+import { type Job, Queue, Worker } from "bullmq"
+import { Cause, type ConfigError, Duration, Effect, Exit, Layer, Runtime, Schema, type Scope } from "effect"
+import type { Redis } from "ioredis"
+import { RedisConfig, RedisConnection } from "../redis/connection.js"
+import { evalScript, luaScript } from "../redis/script.js"
+import { checkConcurrency, checkLane, delayOf, delivered, maxRank } from "./fairness.js"
+
+export interface RedisWorkQueueOptions {
+  /** Put in front of every key (`<prefix>q:<lane>:…` for BullMQ, `<prefix>fair:<lane>`). */
+  readonly prefix: string
+  /** How long an active job's lock lasts without renewal: the stall timeout (default 30 s). */
+  readonly lockDurationMs?: number | undefined
+  /** How often workers look for stalled jobs (default 15 s). */
+  readonly stalledIntervalMs?: number | undefined
+  /** How long an idle worker blocks before polling again, in seconds (default 5). */
+  readonly drainDelaySeconds?: number | undefined
+  /** Offers and depth reads fail with `QueueError` after this long (default 5 seconds). */
+  readonly operationTimeout?: Duration.DurationInput | undefined
+}
+
+/** The data of a BullMQ job: the item and its fairness rank. */
+const JobData = Schema.Struct({
+  id: Schema.String,
+  accountId: Schema.String,
+  key: Schema.String,
+  rank: Schema.Int
+})
+type JobData = typeof JobData.Type
+const decodeJobData = Schema.decodeUnknownEither(JobData)
+
+/** BullMQ refuses job ids that are integers or contain `:`; this keeps keys apart, one to one. */
+export const jobIdOf = (key: string): string => `k${key.replaceAll("%", "%25").replaceAll(":", "%3A")}`
+
+/**
+ * The rank of a new item (see `./fairness.ts`), or 0 when its job exists (waiting, delayed or
+ * active: BullMQ would refuse it anyway; skipping it keeps the account's rank untouched).
+ * KEYS[1] the lane's fairness hash, KEYS[2] the job's hash; ARGV[1] account id, ARGV[2] max rank.
+ */
+const offerScript = luaScript(`
+if redis.call("EXISTS", KEYS[2]) == 1 then return 0 end
+local field = "a:" .. ARGV[1]
+local v = tonumber(redis.call("HGET", KEYS[1], "v") or "0")
+local last = tonumber(redis.call("HGET", KEYS[1], field) or "0")
+local rank = math.min(math.max(v, last) + 1, tonumber(ARGV[2]))
+redis.call("HSET", KEYS[1], field, rank)
+return rank
+`)
+
+/**
+ * A job of rank ARGV[1] starts: the virtual time moves up to it; when nothing is waiting or
+ * delayed any more, the lane's fairness state is forgotten.
+ * KEYS[1] fairness hash, KEYS[2] wait list, KEYS[3] prioritized zset, KEYS[4] delayed zset,
+ * KEYS[5] paused list.
+ */
+const startedScript = luaScript(`
+local rank = tonumber(ARGV[1])
+local v = tonumber(redis.call("HGET", KEYS[1], "v") or "0")
+if rank > v then redis.call("HSET", KEYS[1], "v", rank) end
+local pending = redis.call("LLEN", KEYS[2]) + redis.call("ZCARD", KEYS[3]) + redis.call("ZCARD", KEYS[4])
+  + redis.call("LLEN", KEYS[5])
+if pending == 0 then redis.call("DEL", KEYS[1]) end
+return pending
+`)
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/** Logs through the runtime, at most once per `everyMs` (BullMQ repeats errors while Redis is down). */
+const throttledLogger = (runtime: Runtime.Runtime<never>, message: string, everyMs = 5_000) => {
+  let lastAt = Number.NEGATIVE_INFINITY
+  return (error: unknown): void => {
+    const now = Date.now()
+    if (now - lastAt < everyMs) return
+    lastAt = now
+    Runtime.runFork(runtime)(Effect.logWarning(message, messageOf(error)))
+  }
+}
+
+const logHandlerFailure = (item: WorkItem, cause: Cause.Cause<unknown>): Effect.Effect<void> =>
+  (Cause.isInterruptedOnly(cause)
+    ? Effect.logDebug("work item handler was interrupted", cause)
+    : Effect.logError("work item handler died", cause)
+  ).pipe(Effect.annotateLogs({ lane: item.lane, itemId: item.id, accountId: item.accountId }))
+
+export const make = (
+  options: RedisWorkQueueOptions
+): Effect.Effect<WorkQueue["Type"], never, RedisConnection | Scope.Scope> =>
+  Effect.gen(function* () {
+    const client: Redis = yield* RedisConnection
+    const bullPrefix = `${options.prefix}q`
+    const fairKey = (lane: string): string => `${options.prefix}fair:${lane}`
+    const lockDuration = options.lockDurationMs ?? 30_000
+    const stalledInterval = options.stalledIntervalMs ?? 15_000
+    const drainDelay = options.drainDelaySeconds ?? 5
+    const operationTimeout = options.operationTimeout ?? Duration.seconds(5)
+    const runtime = yield* Effect.runtime<never>()
+    const queues = new Map<string, Queue>()
+
+    // Every BullMQ queue made here is closed with the layer (the shared client stays open).
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(() => Promise.allSettled(Array.from(queues.values(), (queue) => queue.close())))
+    )
+
+    const queueOf = (lane: string): Queue => {
+      const existing = queues.get(lane)
+      if (existing !== undefined) return existing
+      const queue = new Queue(lane, {
+        connection: client,
+        prefix: bullPrefix,
+        streams: { events: { maxLen: 1_000 } },
+        defaultJobOptions: { removeOnComplete: true, removeOnFail: true }
+      })
+      queue.on("error", throttledLogger(runtime, `work queue ${lane}: Redis error`))
+      queues.set(lane, queue)
+      return queue
+    }
+
+    const attempt = <A>(operation: string, run: () => Promise<A>): Effect.Effect<A, QueueError> =>
+      Effect.tryPromise({ try: run, catch: (cause) => new QueueError({ operation, cause }) }).pipe(
+        Effect.timeoutFail({
+          duration: operationTimeout,
+          onTimeout: () => new QueueError({ operation, cause: new Error("Redis did not answer in time") })
+        })
+      )
+
+    const offerLane = async (lane: string, offers: ReadonlyArray<WorkOffer>): Promise<void> => {
+      const queue = queueOf(lane)
+      const ranks = await Promise.all(
+        offers.map((offer) => {
+          const item = delivered(offer)
+          return evalScript(
+            client,
+            offerScript,
+            [fairKey(lane), queue.toKey(jobIdOf(item.key))],
+            [item.accountId, maxRank]
+          )
+        })
+      )
+      const jobs = offers.flatMap((offer, index) => {
+        const rank = Number(ranks[index])
+        if (!(rank > 0)) return []
+        const item = delivered(offer)
+        const data: JobData = { id: item.id, accountId: item.accountId, key: item.key, rank }
+        const delay = delayOf(offer.delayMs)
+        return [
+          {
+            name: lane,
+            data,
+            opts: {
+              jobId: jobIdOf(item.key),
+              priority: rank,
+              removeOnComplete: true,
+              removeOnFail: true,
+              ...(delay > 0 ? { delay } : {})
+            }
+          }
+        ]
+      })
+      if (jobs.length > 0) await queue.addBulk(jobs)
+    }
+
+    const offer = (items: ReadonlyArray<WorkOffer>): Effect.Effect<void, QueueError> =>
+      Effect.gen(function* () {
+        const byLane = new Map<string, Array<WorkOffer>>()
+        for (const item of items) {
+          yield* checkLane("offer", item.lane)
+          const list = byLane.get(item.lane)
+          if (list === undefined) byLane.set(item.lane, [item])
+          else list.push(item)
+        }
+        if (byLane.size === 0) return
+        yield* attempt("offer", () =>
+          Promise.all(Array.from(byLane, ([lane, offers]) => offerLane(lane, offers)))
+        )
+      })
+
+    const consume = (
+      lane: string,
+      consumeOptions: ConsumeOptions,
+      handle: (item: WorkItem) => Effect.Effect<void>
+    ): Effect.Effect<void, QueueError, Scope.Scope> =>
+      Effect.gen(function* () {
+        yield* checkLane("consume", lane)
+        yield* checkConcurrency(consumeOptions.concurrency)
+        const callerRuntime = yield* Effect.runtime<never>()
+        const queue = queueOf(lane)
+        const startedKeys = [
+          fairKey(lane),
+          queue.keys.wait,
+          queue.keys.prioritized,
+          queue.keys.delayed,
+          queue.keys.paused
+        ].map((key) => key ?? "")
+        const logStartFailure = throttledLogger(callerRuntime, `work queue ${lane}: fairness update failed`)
+
+        const processor = async (job: Job): Promise<void> => {
+          const decoded = decodeJobData(job.data)
+          if (decoded._tag === "Left") {
+            Runtime.runFork(callerRuntime)(
+              Effect.logWarning("work queue: dropping a job that is not a work item", job.id ?? "")
+            )
+            return
+          }
+          const data = decoded.right
+          const item: WorkItem = { lane, id: data.id, accountId: data.accountId, key: data.key }
+          await evalScript(client, startedScript, startedKeys, [data.rank]).catch(logStartFailure)
+          const exit = await Runtime.runPromiseExit(callerRuntime)(
+            handle(item).pipe(Effect.catchAllCause((cause) => logHandlerFailure(item, cause)))
+          )
+          if (Exit.isFailure(exit))
+            await Runtime.runPromise(callerRuntime)(logHandlerFailure(item, exit.cause))
+        }
+
+        const worker = yield* Effect.acquireRelease(
+          Effect.try({
+            try: () =>
+              new Worker(lane, processor, {
+                connection: client,
+                prefix: bullPrefix,
+                concurrency: consumeOptions.concurrency,
+                lockDuration,
+                stalledInterval,
+                maxStalledCount: 1_000_000,
+                drainDelay,
+                autorun: true
+              }),
+            catch: (cause) => new QueueError({ operation: "consume", cause })
+          }),
+          (worker) => Effect.promise(() => worker.close().catch(() => undefined))
+        )
+        worker.on("error", throttledLogger(callerRuntime, `work queue ${lane}: worker error`))
+      })
+
+    const depth = (lane: string): Effect.Effect<LaneDepth, QueueError> =>
+      Effect.gen(function* () {
+        yield* checkLane("depth", lane)
+        const queue = queueOf(lane)
+        const counts = yield* attempt("depth", () =>
+          queue.getJobCounts("wait", "prioritized", "delayed", "active")
+        )
+        const count = (name: string): number => counts[name] ?? 0
+        return {
+          waiting: count("wait") + count("prioritized"),
+          delayed: count("delayed"),
+          active: count("active")
+        }
+      })
+
+    return WorkQueue.of({ offer, consume, depth })
+  })
+
+export const layer = (options: RedisWorkQueueOptions): Layer.Layer<WorkQueue, never, RedisConnection> =>
+  Layer.scoped(WorkQueue, make(options))
+
+/** The prefix from `VERBATIM_REDIS_PREFIX`; stall timeouts at their defaults. */
+export const layerConfig: Layer.Layer<WorkQueue, ConfigError.ConfigError, RedisConnection> =
+  Layer.unwrapEffect(Effect.map(RedisConfig, (settings) => layer({ prefix: settings.prefix })))

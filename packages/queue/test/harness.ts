@@ -1,0 +1,191 @@
+/**
+ * Runs one test suite against every implementation of a port: always in memory, and on Redis when
+ * `REDIS_URL` is set. Each Redis suite works under a fresh random key prefix below
+ * `VERBATIM_REDIS_PREFIX` (other runs share the server) and deletes its keys afterwards.
+ */
+import { randomUUID } from "node:crypto"
+import { layer, type Vitest } from "@effect/vitest"
+import { WorkQueue } from "@verbatim/core"
+import { Context, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import type { Redis } from "ioredis"
+import { MemoryWorkQueue, RedisConnection, RedisWorkQueue } from "../src/index.js"
+
+export const redisUrl: Option.Option<Redacted.Redacted<string>> = Option.fromNullable(
+  process.env.REDIS_URL?.trim() || undefined
+).pipe(Option.map(Redacted.make))
+
+const basePrefix = process.env.VERBATIM_REDIS_PREFIX?.trim() || "verbatim-test:"
+
+/** A fresh prefix under `VERBATIM_REDIS_PREFIX`, and the id that names its connections. */
+export const freshPrefix = (): { readonly id: string; readonly prefix: string } => {
+  const id = `t${randomUUID().replaceAll("-", "").slice(0, 12)}`
+  return { id, prefix: `${basePrefix}${id}:` }
+}
+
+const globEscape = (text: string): string => text.replace(/[*?[\]\\]/g, (c) => `\\${c}`)
+
+/** Deletes every key under the prefix (a flush of this suite's keys only; never FLUSHDB). */
+export const deleteKeys = (client: Redis, prefix: string): Effect.Effect<void> =>
+  Effect.promise(async () => {
+    let cursor = "0"
+    do {
+      const [next, keys] = await client.scan(cursor, "MATCH", `${globEscape(prefix)}*`, "COUNT", 1000)
+      cursor = next
+      if (keys.length > 0) await client.unlink(...keys)
+    } while (cursor !== "0")
+  })
+
+/** Connection layer for tests: named after the suite so `CLIENT LIST` can find its connections. */
+export const testConnection = (url: Redacted.Redacted<string>, id: string): Layer.Layer<RedisConnection> =>
+  RedisConnection.layer({ url, connectionName: `verbatim-test-${id}` }).pipe(Layer.orDie)
+
+/** Deletes the prefix's keys when the layer is released (after what it provides to). */
+export const cleanupLayer = (prefix: string): Layer.Layer<never, never, RedisConnection> =>
+  Layer.scopedDiscard(
+    Effect.flatMap(RedisConnection, (client) => Effect.addFinalizer(() => deleteKeys(client, prefix)))
+  )
+
+export type QueueName = "memory" | "redis"
+
+/** What a suite may need besides the port. */
+export interface QueueKit {
+  readonly name: QueueName
+  /** Deletes every key the suite's queue wrote (Redis); nothing in memory. */
+  readonly flush: Effect.Effect<void>
+  /** Closes every connection of the suite from the server side (Redis); nothing in memory. */
+  readonly dropConnections: Effect.Effect<number>
+  /** The Redis key prefix of the suite ("" in memory). */
+  readonly prefix: string
+}
+
+export class TestQueue extends Context.Tag("test/TestQueue")<TestQueue, QueueKit>() {}
+
+export interface TestQueueImplementation {
+  readonly name: QueueName
+  /** A fresh queue (and kit) each time it is built. */
+  readonly layer: (
+    redisOptions?: Partial<RedisWorkQueueOptionsForTests>
+  ) => Layer.Layer<WorkQueue | TestQueue>
+}
+
+export interface RedisWorkQueueOptionsForTests {
+  readonly lockDurationMs: number
+  readonly stalledIntervalMs: number
+  readonly drainDelaySeconds: number
+}
+
+/** Kills, from a separate connection, every client whose name carries the suite's id. */
+const killConnections = (url: Redacted.Redacted<string>, id: string): Effect.Effect<number> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const killer = yield* RedisConnection.pipe(Effect.provide(testConnection(url, "killer")))
+      const list = yield* Effect.promise(() => killer.client("LIST") as Promise<string>)
+      const ids = list
+        .split("\n")
+        .filter((line) => line.includes(id))
+        .flatMap((line) => {
+          const match = /(?:^|\s)id=(\d+)/.exec(line)
+          return match?.[1] === undefined ? [] : [match[1]]
+        })
+      for (const clientId of ids) yield* Effect.promise(() => killer.client("KILL", "ID", clientId))
+      return ids.length
+    })
+  )
+
+const memoryImplementation: TestQueueImplementation = {
+  name: "memory",
+  layer: () =>
+    Layer.merge(
+      MemoryWorkQueue.layer,
+      Layer.succeed(TestQueue, {
+        name: "memory",
+        flush: Effect.void,
+        dropConnections: Effect.succeed(0),
+        prefix: ""
+      })
+    )
+}
+
+const redisImplementation = (url: Redacted.Redacted<string>): TestQueueImplementation => ({
+  name: "redis",
+  layer: (redisOptions = {}) =>
+    Layer.unwrapEffect(
+      Effect.sync(() => {
+        const { id, prefix } = freshPrefix()
+        const kit = Layer.effect(
+          TestQueue,
+          Effect.map(RedisConnection, (client) => ({
+            name: "redis" as const,
+            flush: deleteKeys(client, prefix),
+            dropConnections: killConnections(url, id),
+            prefix
+          }))
+        )
+        const queue = RedisWorkQueue.layer({
+          prefix,
+          lockDurationMs: redisOptions.lockDurationMs ?? 5_000,
+          stalledIntervalMs: redisOptions.stalledIntervalMs ?? 1_000,
+          drainDelaySeconds: redisOptions.drainDelaySeconds ?? 1
+        })
+        return Layer.merge(queue, kit).pipe(
+          Layer.provideMerge(cleanupLayer(prefix)),
+          Layer.provide(testConnection(url, id))
+        )
+      })
+    )
+})
+
+/** The queues a suite runs against. */
+export const queues: ReadonlyArray<TestQueueImplementation> = [
+  memoryImplementation,
+  ...Option.match(redisUrl, { onNone: () => [], onSome: (url) => [redisImplementation(url)] })
+]
+
+/**
+ * `describe`s the suite once per queue (`"<name> [memory]"`, `"<name> [redis]"`), each with its
+ * own fresh queue shared by the suite's tests (use a fresh lane per test). Tests run on the live
+ * clock.
+ */
+export const describeEachQueue = (
+  name: string,
+  suite: (
+    it: Vitest.MethodsNonLive<WorkQueue | TestQueue, true>,
+    implementation: TestQueueImplementation
+  ) => void,
+  redisOptions?: Partial<RedisWorkQueueOptionsForTests>
+): void => {
+  for (const implementation of queues) {
+    layer(implementation.layer(redisOptions), { timeout: "60 seconds", excludeTestServices: true })(
+      `${name} [${implementation.name}]`,
+      (it) => suite(it, implementation)
+    )
+  }
+}
+
+let laneCounter = 0
+
+/** A lane name no other test uses. */
+export const freshLane = (label = "lane"): string => {
+  laneCounter += 1
+  return `${label}-${laneCounter}-${randomUUID().slice(0, 8)}`
+}
+
+/** Polls `check` until it holds (every 20 ms), failing the test after `within`. */
+export const eventually = <E, R>(
+  check: Effect.Effect<boolean, E, R>,
+  within: Duration.DurationInput = Duration.seconds(10)
+): Effect.Effect<void, E | Error, R> =>
+  check.pipe(
+    Effect.repeat({ schedule: Schedule.spaced(Duration.millis(20)), until: (ok) => ok }),
+    Effect.asVoid,
+    Effect.timeoutFail({ duration: within, onTimeout: () => new Error("condition not reached in time") })
+  )
+
+/** Waits until the lane has nothing waiting, delayed or active. */
+export const drained = (lane: string): Effect.Effect<void, unknown, WorkQueue> =>
+  eventually(
+    Effect.map(
+      Effect.flatMap(WorkQueue, (queue) => queue.depth(lane)),
+      (depth) => depth.waiting === 0 && depth.delayed === 0 && depth.active === 0
+    )
+  )
