@@ -6,21 +6,36 @@
  *   fails with `VideoUnavailable` (the reason is the catalogue's `unavailable` text).
  * - `captions(id, track)`: the segments of the video's track with the same kind and language
  *   (case-insensitive; the track name is not compared). A video that is unknown or unavailable
- *   fails with `VideoUnavailable`; a track the video does not have fails with `PlatformFailure`,
- *   since the video itself plays and the track list the caller used is stale or not this video's.
+ *   fails with `VideoUnavailable`; a track the video does not have fails with
+ *   `CaptionTrackNotFound`. The catalogue holds no translated text: `translateTo` fails with
+ *   `TranslationUnavailable`, for languages the video lists as translation targets too.
+ * - `playlist(id)` and `uploads(channelId)`: pages of `pageSize` videos (100 by default) with an
+ *   opaque continuation token; an unknown playlist or channel fails with `CollectionNotFound`.
+ * - `channel(ref)`: by id, or by handle with or without `@`, ignoring case; a legacy `/c/` or
+ *   `/user/` name is looked up as a handle (the catalogue has no legacy names of its own).
+ * - `audio(id)`: the duration limit is checked first (`DurationLimitExceeded`); the catalogue has
+ *   no media, so a video within the limit fails with `AudioUnavailable`.
  */
 import type { FileSystem } from "@effect/platform"
 import {
+  AudioUnavailable,
+  CaptionTrackNotFound,
+  type ChannelDetails,
+  CollectionNotFound,
+  DurationLimitExceeded,
   type PlatformError,
   PlatformFailure,
+  TranslationUnavailable,
   type VideoDetails,
+  type VideoEntry,
   VideoPlatform,
   VideoUnavailable
 } from "@verbatim/core"
-import { Captions, Transcript } from "@verbatim/domain"
-import { Effect, Layer } from "effect"
-import { type Catalogue, type CatalogueVideo, trackKey } from "./catalogue.js"
+import { Captions, type Ids, Transcript } from "@verbatim/domain"
+import { Effect, Layer, Option } from "effect"
+import { type Catalogue, type CatalogueChannel, type CatalogueVideo, trackKey } from "./catalogue.js"
 import { type CatalogueInvalid, loadCatalogue } from "./load.js"
+import * as Lookup from "./lookup.js"
 import { type CatalogueIndex, DemoCatalogue, indexCatalogue } from "./lookup.js"
 
 type Answer<A> = Effect.Effect<A, PlatformError>
@@ -63,37 +78,148 @@ const answers = (index: CatalogueIndex, video: CatalogueVideo): VideoAnswers => 
   }
 }
 
+export interface DemoOptions {
+  /** Videos per playlist or uploads page (at least 1); 100 by default. */
+  readonly pageSize?: number
+}
+
+const continuationPrefix = "demo:"
+
+const entry = (video: CatalogueVideo, withDate: boolean): VideoEntry => ({
+  id: video.id,
+  title: video.title,
+  durationSeconds: video.durationSeconds,
+  publishedAt: withDate ? video.publishedAt : null
+})
+
+const channelDetails = (channel: CatalogueChannel, index: CatalogueIndex): ChannelDetails => ({
+  id: channel.id,
+  title: channel.title,
+  handle: channel.handle,
+  subscriberCount: channel.subscriberCount,
+  videoCount: Lookup.channelVideos(index, channel.id).length
+})
+
 /** The `VideoPlatform` service over an indexed catalogue. */
-export const make = (index: CatalogueIndex): VideoPlatform["Type"] => {
+export const make = (index: CatalogueIndex, options: DemoOptions = {}): VideoPlatform["Type"] => {
+  const pageSize = Math.max(1, Math.floor(options.pageSize ?? 100))
   const byId = new Map<string, VideoAnswers>(index.catalogue.videos.map((v) => [v.id, answers(index, v)]))
   const notFound = (id: string) =>
     Effect.fail(new VideoUnavailable({ videoId: id, reason: `video ${id} is not in the demo catalogue` }))
+
+  /** The page of `items` a continuation token points at. */
+  const page = <A>(items: ReadonlyArray<A>, continuation: string | undefined) => {
+    const offset = continuation === undefined ? 0 : Number(continuation.slice(continuationPrefix.length))
+    if (
+      continuation !== undefined &&
+      (!continuation.startsWith(continuationPrefix) || !Number.isSafeInteger(offset) || offset <= 0)
+    ) {
+      return Effect.fail(
+        new PlatformFailure({ reason: `not a continuation of the demo platform: ${continuation}` })
+      )
+    }
+    const end = offset + pageSize
+    return Effect.succeed({
+      items: items.slice(offset, end),
+      continuation: end < items.length ? `${continuationPrefix}${end}` : null
+    })
+  }
+
   return {
     video: (id) => byId.get(id)?.details ?? notFound(id),
-    captions: (id, track) => {
+    captions: (id, track, captionOptions = {}) => {
       const video = byId.get(id)
       if (video === undefined) return notFound(id)
       const segments = video.tracks.get(trackKey(track))
-      if (segments !== undefined) return segments
-      return Effect.flatMap(video.details, () =>
-        Effect.fail(
-          new PlatformFailure({
-            reason: `video ${id} has no ${track.kind} caption track in ${track.language}`
+      const translateTo = captionOptions.translateTo
+      if (segments !== undefined && translateTo === undefined) return segments
+      const missing: PlatformError =
+        segments === undefined
+          ? new CaptionTrackNotFound({ videoId: id, language: track.language, kind: track.kind })
+          : new TranslationUnavailable({ videoId: id, language: translateTo ?? track.language })
+      return Effect.flatMap(video.details, () => Effect.fail(missing))
+    },
+    playlist: (id, continuation) =>
+      Effect.gen(function* () {
+        const found = index.playlists.get(id)
+        if (found === undefined) {
+          return yield* new CollectionNotFound({
+            kind: "playlist",
+            id,
+            reason: `playlist ${id} is not in the demo catalogue`
           })
-        )
-      )
-    }
+        }
+        const videos = Option.getOrElse(Lookup.playlistVideos(index, id), () => [])
+        const { items, continuation: next } = yield* page(videos, continuation)
+        return {
+          id: found.id,
+          title: found.title,
+          channelId: found.channelId,
+          channelTitle:
+            found.channelId === null ? null : (index.channels.get(found.channelId)?.title ?? null),
+          videoCount: found.videoIds.length,
+          videos: items.map((v) => entry(v, false)),
+          continuation: next
+        }
+      }),
+    channel: (ref) => {
+      const key = ref._tag === "Id" ? ref.id : ref._tag === "Handle" ? ref.handle : ref.name
+      const found = Lookup.channel(index, key)
+      return Option.match(found, {
+        onSome: (c) => Effect.succeed(channelDetails(c, index)),
+        onNone: () =>
+          Effect.fail(
+            new CollectionNotFound({
+              kind: "channel",
+              id: key,
+              reason: `channel ${key} is not in the demo catalogue`
+            })
+          )
+      })
+    },
+    uploads: (id: Ids.ChannelId, continuation?: string) =>
+      Effect.gen(function* () {
+        if (!index.channels.has(id)) {
+          return yield* new CollectionNotFound({
+            kind: "channel",
+            id,
+            reason: `channel ${id} is not in the demo catalogue`
+          })
+        }
+        const { items, continuation: next } = yield* page(Lookup.channelVideos(index, id), continuation)
+        return { channelId: id, videos: items.map((v) => entry(v, true)), continuation: next }
+      }),
+    audio: (id, { maxDurationSeconds }) =>
+      Effect.gen(function* () {
+        const video = yield* byId.get(id)?.details ?? notFound(id)
+        const duration = video.durationSeconds ?? 0
+        if (duration > maxDurationSeconds) {
+          return yield* new DurationLimitExceeded({
+            videoId: id,
+            durationSeconds: duration,
+            limitSeconds: maxDurationSeconds
+          })
+        }
+        return yield* new AudioUnavailable({
+          videoId: id,
+          reason: "the demo catalogue holds no media: only its captions can be read"
+        })
+      })
   }
 }
 
 /** The demo platform over an already decoded catalogue (tests, tools); also provides `DemoCatalogue`. */
-export const fromCatalogue = (catalogue: Catalogue): Layer.Layer<VideoPlatform | DemoCatalogue> => {
+export const fromCatalogue = (
+  catalogue: Catalogue,
+  options: DemoOptions = {}
+): Layer.Layer<VideoPlatform | DemoCatalogue> => {
   const index = indexCatalogue(catalogue)
-  return Layer.merge(Layer.succeed(VideoPlatform, make(index)), Layer.succeed(DemoCatalogue, index))
+  return Layer.merge(Layer.succeed(VideoPlatform, make(index, options)), Layer.succeed(DemoCatalogue, index))
 }
 
 /** The demo platform over the catalogue file at `path`, read and checked once when the layer builds. */
 export const layer = (
-  path: string
+  path: string,
+  options: DemoOptions = {}
 ): Layer.Layer<VideoPlatform | DemoCatalogue, CatalogueInvalid, FileSystem.FileSystem> =>
-  Layer.unwrapEffect(Effect.map(loadCatalogue(path), fromCatalogue))
+  Layer.unwrapEffect(Effect.map(loadCatalogue(path), (catalogue) => fromCatalogue(catalogue, options)))

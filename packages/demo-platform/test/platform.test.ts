@@ -102,16 +102,18 @@ it.layer(shipped)("the demo platform over the shipped catalogue", (it) => {
     })
   )
 
-  it.effect("fails with PlatformFailure for a track the video does not have", () =>
+  it.effect("fails with CaptionTrackNotFound for a track the video does not have", () =>
     Effect.gen(function* () {
       const platform = yield* VideoPlatform
       const error = yield* Effect.flip(platform.captions(vid("gT4_hJk9LmQ"), track("en", "manual")))
       expect(error).toMatchObject({
-        _tag: "PlatformFailure",
-        reason: "video gT4_hJk9LmQ has no manual caption track in en"
+        _tag: "CaptionTrackNotFound",
+        videoId: "gT4_hJk9LmQ",
+        language: "en",
+        kind: "manual"
       })
       const none = yield* Effect.flip(platform.captions(vid("Pz8QeL1uWfH"), track("en", "auto")))
-      expect(none._tag).toBe("PlatformFailure")
+      expect(none._tag).toBe("CaptionTrackNotFound")
     })
   )
 

@@ -4,9 +4,16 @@
  *
  * The spec's six codes keep the spec's statuses. Ours: `unsupported_language` 400 (translate),
  * `forbidden` 403, `plan_required` 403 (paid-only features, decision 10), `not_found` 404,
- * `video_unavailable` 404 (the video cannot be reached: private, removed or restricted; like
+ * `video_unavailable` 404 (the video does not exist, was removed or cannot be played; like
  * `no_captions`, a fact about the video that retrying will not change), `conflict` 409,
  * `platform_blocked` 503 and `asr_unavailable` 503 (temporary: retry later).
+ *
+ * The video platform's refusals (docs/decisions.md, "YouTube adapter"): `video_private`,
+ * `age_restricted`, `subscription_required` (members-only or paid) and `region_blocked` 403 (the
+ * video exists, this server may not watch it), `live_stream` 409 (on air or not started: ask
+ * again once it has ended), `video_too_long` 400 (longer than speech recognition takes),
+ * `no_audio` 404 (the audio cannot be fetched) and `platform_unavailable` 503 (the platform failed
+ * or timed out on every retry).
  */
 import { Schema } from "effect"
 
@@ -24,7 +31,15 @@ export const ErrorCode = Schema.Literal(
   "rate_limit_exceeded",
   "internal_error",
   "platform_blocked",
-  "asr_unavailable"
+  "asr_unavailable",
+  "video_private",
+  "age_restricted",
+  "subscription_required",
+  "region_blocked",
+  "live_stream",
+  "video_too_long",
+  "no_audio",
+  "platform_unavailable"
 ).annotations({ identifier: "ErrorCode", description: "What went wrong; the HTTP status gives the category" })
 export type ErrorCode = typeof ErrorCode.Type
 
@@ -77,6 +92,38 @@ export const errorCatalogue: { readonly [C in ErrorCode]: ErrorInfo } = {
   asr_unavailable: {
     status: 503,
     meaning: "Speech recognition is not available; retry later",
+    retryable: true
+  },
+  video_private: { status: 403, meaning: "The video is private", retryable: false },
+  age_restricted: {
+    status: 403,
+    meaning: "The video is age-restricted: the platform shows it only to signed-in adults",
+    retryable: false
+  },
+  subscription_required: {
+    status: 403,
+    meaning: "The video is for channel members or paying subscribers only",
+    retryable: false
+  },
+  region_blocked: {
+    status: 403,
+    meaning: "The video is not available in the region the service reaches the platform from",
+    retryable: false
+  },
+  live_stream: {
+    status: 409,
+    meaning: "The video is a live stream that is on air or has not started; ask again once it has ended",
+    retryable: false
+  },
+  video_too_long: {
+    status: 400,
+    meaning: "The video is longer than speech recognition takes",
+    retryable: false
+  },
+  no_audio: { status: 404, meaning: "The video's audio cannot be fetched", retryable: false },
+  platform_unavailable: {
+    status: 503,
+    meaning: "The video platform failed or did not answer in time; retry later",
     retryable: true
   }
 }

@@ -37,10 +37,35 @@ describe("error catalogue", () => {
     expect(statusOf("asr_unavailable")).toBe(503)
   })
 
+  it("gives the video platform's refusals their statuses (docs/decisions.md, YouTube adapter)", () => {
+    const table = (
+      [
+        "video_private",
+        "age_restricted",
+        "subscription_required",
+        "region_blocked",
+        "live_stream",
+        "video_too_long",
+        "no_audio",
+        "platform_unavailable"
+      ] as const
+    ).map((code) => [code, statusOf(code), isRetryable(code)])
+    expect(table).toStrictEqual([
+      ["video_private", 403, false],
+      ["age_restricted", 403, false],
+      ["subscription_required", 403, false],
+      ["region_blocked", 403, false],
+      ["live_stream", 409, false],
+      ["video_too_long", 400, false],
+      ["no_audio", 404, false],
+      ["platform_unavailable", 503, true]
+    ])
+  })
+
   it("has one entry per code, and the codes are unique", () => {
     expect(new Set(allErrorCodes).size).toBe(allErrorCodes.length)
     expect(Object.keys(errorCatalogue).sort()).toStrictEqual([...allErrorCodes].sort())
-    expect(allErrorCodes).toHaveLength(14)
+    expect(allErrorCodes).toHaveLength(22)
   })
 
   it("answers every code with a 4xx or 5xx status and a meaning", () => {
