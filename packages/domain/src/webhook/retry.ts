@@ -29,6 +29,13 @@ export const standardSchedule: RetrySchedule = {
   jitter: 0.1
 }
 
+/**
+ * How long one attempt may take, from resolving the name to the answer's head (Svix's figure):
+ * long enough for a receiver that does real work before answering, short enough that a stuck
+ * receiver does not hold a worker.
+ */
+export const defaultTimeoutMs = 15_000
+
 /** How many attempts the schedule makes. */
 export const attempts = (schedule: RetrySchedule): number => schedule.delaysMs.length
 

@@ -30,6 +30,11 @@ describe("Webhook retry schedule", () => {
     expect(Schema.is(Webhook.RetrySchedule)(schedule)).toBe(true)
   })
 
+  it("an attempt times out after 15 s by default, shorter than every wait from the third attempt on", () => {
+    expect(Webhook.defaultTimeoutMs).toBe(15_000)
+    expect(schedule.delaysMs.slice(2).every((d) => d > Webhook.defaultTimeoutMs)).toBe(true)
+  })
+
   it("each wait stays in its jitter band, grows with the random number, and is 'nominal' at 0.5", () => {
     fc.assert(
       fc.property(scheduleArb, fc.nat({ max: 13 }), random, random, (s, index, r1, r2) => {
