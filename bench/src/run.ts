@@ -30,13 +30,13 @@ import {
   Transactor,
   type TranscriptRecord,
   Transcripts,
-  UseCasesLive
 } from "@verbatim/core"
-import { NodeSecrets } from "@verbatim/crypto"
 import { persistenceLayer, pgliteLayer, postgresTestLayer } from "@verbatim/db"
-import { DemoPlatform, shippedCataloguePath } from "@verbatim/demo-platform"
+import { shippedCataloguePath } from "@verbatim/demo-platform"
 import type { Ids, Language } from "@verbatim/domain"
 import { Transcript } from "@verbatim/domain"
+import { MemoryWorkQueue } from "@verbatim/queue"
+import { NodeServicesLive, platformFor, servicesOn } from "@verbatim/runtime"
 import { Config, Console, DateTime, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { commonWord, generator, rareWord, words } from "./words.js"
 
@@ -159,10 +159,14 @@ const program = Effect.gen(function* () {
     onSome: (url) => postgresTestLayer(url)
   })
   const databaseName = Option.isSome(config.databaseUrl) ? "PostgreSQL" : "PGlite (embedded)"
-  const persistence = persistenceLayer(database)
-  const platform = DemoPlatform.layer(shippedCataloguePath).pipe(Layer.provide(NodeFileSystem.layer))
-  const useCases = UseCasesLive.pipe(
-    Layer.provideMerge(Layer.mergeAll(persistence, platform, Unlimited, NodeSecrets.layer))
+  const useCases = servicesOn(
+    Layer.mergeAll(
+      persistenceLayer(database),
+      platformFor({ demoCatalogue: shippedCataloguePath }),
+      MemoryWorkQueue.layer,
+      Unlimited,
+      NodeServicesLive
+    )
   )
   const server = HttpLive.pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),

@@ -10,13 +10,13 @@ import { Cause, Console, Effect, Layer, Option } from "effect"
 import { runAdmin } from "./admin/commands.js"
 import { holdDataFolder } from "./data-lock.js"
 import { describeCause } from "./failure.js"
-import { adminOn, persistenceFor } from "./layers.js"
+import { adminOn, persistenceFor } from "@verbatim/runtime"
 
 const AdminLive = Layer.unwrapScoped(
   Effect.gen(function* () {
     const database = yield* DatabaseConfig
     if (Option.isNone(database.url)) yield* holdDataFolder(database.dataDir)
-    return adminOn(persistenceFor({ database }))
+    return adminOn(persistenceFor(database))
   })
 )
 

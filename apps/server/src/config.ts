@@ -1,48 +1,23 @@
 /**
- * The server's settings, all from environment variables. A bad value stops the start with a
- * message naming the variable.
+ * The server's settings, all from environment variables: the infrastructure every Verbatim process
+ * shares (`@verbatim/runtime`: database, platform, Redis, worker, webhooks) and the server's own.
+ * A bad value stops the start with a message naming the variable.
  *
  * | variable | default | meaning |
  * |---|---|---|
  * | PORT | 3000 | TCP port to listen on |
  * | HOST | 127.0.0.1 | address to listen on; 0.0.0.0 accepts other machines (containers) |
- * | VERBATIM_DATA_DIR | ./.data | embedded data folder (PGlite in `pg/`) |
- * | DATABASE_URL | unset | PostgreSQL connection string; unset selects the embedded PGlite |
- * | DATABASE_POOL_MAX | 10 | PostgreSQL pool size |
- * | VERBATIM_PLATFORM | demo | the video platform; `youtube` is refused until its adapter ships |
- * | VERBATIM_DEMO_CATALOG | the shipped catalogue | catalogue file of the demo platform |
  * | VERBATIM_SEED | true without DATABASE_URL, else false | seed a development account into an empty database |
+ * | (the rest) | | see `packages/runtime/src/settings.ts` and the README |
  */
-import { DatabaseConfig, type DatabaseSettings } from "@verbatim/db"
-import { demoCataloguePath } from "@verbatim/demo-platform"
-import { Config, ConfigError, Either, Option } from "effect"
+import { InfrastructureConfig, type InfrastructureSettings } from "@verbatim/runtime"
+import { Config, type ConfigError, Option } from "effect"
 
-/** The video platforms a server can use in this release. */
-export type PlatformName = "demo"
-
-export interface ServerSettings {
+export interface ServerSettings extends InfrastructureSettings {
   readonly port: number
   readonly host: string
-  readonly platform: PlatformName
-  readonly demoCatalogue: string
   readonly seed: boolean
-  readonly database: DatabaseSettings
 }
-
-export const youtubeNotAvailable =
-  "the YouTube adapter is not available in this release; set VERBATIM_PLATFORM=demo (the default)"
-
-export const PlatformConfig: Config.Config<PlatformName> = Config.literal(
-  "demo",
-  "youtube"
-)("VERBATIM_PLATFORM").pipe(
-  Config.withDefault("demo" as const),
-  Config.mapOrFail((name) =>
-    name === "demo"
-      ? Either.right(name)
-      : Either.left(ConfigError.InvalidData(["VERBATIM_PLATFORM"], youtubeNotAvailable))
-  )
-)
 
 export const ServerConfig: Config.Config<ServerSettings> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
@@ -50,14 +25,13 @@ export const ServerConfig: Config.Config<ServerSettings> = Config.all({
     Config.validate({ message: "HOST must not be blank", validation: (host) => host.trim() !== "" }),
     Config.withDefault("127.0.0.1")
   ),
-  platform: PlatformConfig,
-  demoCatalogue: demoCataloguePath,
-  database: DatabaseConfig,
+  infrastructure: InfrastructureConfig,
   seedSetting: Config.option(Config.boolean("VERBATIM_SEED"))
 }).pipe(
-  Config.map(({ seedSetting, ...settings }) => ({
+  Config.map(({ seedSetting, infrastructure, ...settings }) => ({
+    ...infrastructure,
     ...settings,
-    seed: Option.getOrElse(seedSetting, () => Option.isNone(settings.database.url))
+    seed: Option.getOrElse(seedSetting, () => Option.isNone(infrastructure.database.url))
   }))
 )
 

@@ -1,13 +1,15 @@
 /**
  * `pnpm start`: reads the settings, holds the embedded data folder, migrates the database, seeds
- * the development account on an empty embedded database, and serves the API until interrupted.
+ * the development account on an empty embedded database, starts the worker's fibers when embedded,
+ * and serves the API until interrupted.
  */
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Layer, Option } from "effect"
 import { ServerConfig, type ServerSettings } from "./config.js"
 import { holdDataFolder } from "./data-lock.js"
 import { describeCause } from "./failure.js"
-import { httpFor, persistenceFor, platformFor, useCasesOn } from "./layers.js"
+import { infrastructureFor, runWorker, servicesOn, workerOn } from "@verbatim/runtime"
+import { httpFor } from "./layers.js"
 import { seedAndReport } from "./seed.js"
 
 /** The URL a person on this machine would use. */
@@ -32,8 +34,10 @@ const serve = (settings: ServerSettings) => {
   )
   return Effect.gen(function* () {
     if (settings.seed) yield* seedAndReport(baseUrl)
+    // Embedded (the default without Redis): the worker's fibers run in this process.
+    if (settings.work.embedded) yield* runWorker.pipe(Effect.provide(workerOn(settings.work)))
     return yield* Layer.launch(http)
-  }).pipe(Effect.provide(useCasesOn(persistenceFor(settings), platformFor(settings))))
+  }).pipe(Effect.provide(servicesOn(infrastructureFor(settings))))
 }
 
 const program = Effect.gen(function* () {

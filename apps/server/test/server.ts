@@ -1,7 +1,7 @@
 /**
  * A real Verbatim server for black-box tests: the production wiring (`HttpLive`, every use case,
- * the repositories, the in-memory rate limiter, node's crypto, the shipped demo catalogue) on a
- * fresh test database (in-memory PGlite, or a throw-away PostgreSQL schema when DATABASE_URL is
+ * the repositories, the in-memory queue and rate limiter, the embedded worker, node's crypto, the
+ * shipped demo catalogue) on a fresh test database (in-memory PGlite, or a throw-away PostgreSQL schema when DATABASE_URL is
  * set), listening on a free port of 127.0.0.1. Requests go over real HTTP with `fetch`.
  *
  *   layer(TestServerLive)("my suite", (it) => {
@@ -18,10 +18,8 @@ import { FetchHttpClient, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { HttpLive, makeClient, type VerbatimClient } from "@verbatim/api"
 import { type Account, AccountAdmin, type NewAccountInput } from "@verbatim/core"
-import { persistenceLayer, TestDatabaseLive } from "@verbatim/db"
-import { shippedCataloguePath } from "@verbatim/demo-platform"
+import { runWorker, servicesOn, testInfrastructure, testWorkSettings, workerOn } from "@verbatim/runtime"
 import { Context, Effect, Layer, Logger, LogLevel } from "effect"
-import { platformFor, useCasesOn } from "../src/layers.js"
 import { makeNodeServer } from "../src/node-server.js"
 
 export interface TestResponse {
@@ -134,10 +132,13 @@ const make = Effect.gen(function* () {
   })
 })
 
-/** The use cases of the production wiring on a fresh test database and the shipped catalogue. */
-export const TestUseCasesLive = useCasesOn(
-  persistenceLayer(TestDatabaseLive),
-  platformFor({ demoCatalogue: shippedCataloguePath })
+/**
+ * The use cases of the production wiring on the test infrastructure (a fresh test database, the
+ * shipped catalogue, the in-memory queue), with the embedded worker running, as `pnpm start` does.
+ */
+export const TestUseCasesLive = Layer.scopedDiscard(runWorker).pipe(
+  Layer.provide(workerOn(testWorkSettings())),
+  Layer.provideMerge(servicesOn(testInfrastructure()))
 )
 
 /**

@@ -50,12 +50,6 @@ export const jsonDepth = (text: string): number => {
   return deepest
 }
 
-/** The longest issue message kept: messages quote the value they reject, which may be large. */
-export const maxIssueMessageLength = 300
-
-const shorten = (message: string): string =>
-  message.length <= maxIssueMessageLength ? message : `${message.slice(0, maxIssueMessageLength - 1)}…`
-
 const malformedBody: Errors.ApiError = Errors.apiError(
   "invalid_request",
   "The request body is not valid JSON"
@@ -64,56 +58,9 @@ const malformedBody: Errors.ApiError = Errors.apiError(
 const issuePath = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string | number> =>
   path.map((key) => (typeof key === "symbol" ? String(key) : key))
 
-interface Issue {
-  readonly path: ReadonlyArray<string | number>
-  readonly message: string
-}
-
-const expectedPattern = /^Expected (.*), actual (.*)$/s
-const absentBranch = /^Expected (null|undefined), actual /
-
-/**
- * One issue per field. A union reports one issue per member it tried; for a field they read as one:
- * the members a value may be left out or null as are dropped when something else is said about the
- * field, and "Expected A, actual v" and "Expected B, actual v" become "Expected A | B, actual v".
- */
-export const mergeIssues = (issues: ReadonlyArray<Issue>): ReadonlyArray<Issue> => {
-  const byPath = new Map<string, { path: ReadonlyArray<string | number>; messages: Array<string> }>()
-  for (const issue of issues) {
-    const key = JSON.stringify(issue.path)
-    const entry = byPath.get(key) ?? { path: issue.path, messages: [] }
-    if (!entry.messages.includes(issue.message)) entry.messages.push(issue.message)
-    byPath.set(key, entry)
-  }
-  return Array.from(byPath.values(), ({ path, messages }) => {
-    const present = messages.filter((message) => !absentBranch.test(message))
-    const kept = present.length > 0 ? present : messages
-    const parsed = kept.map((message) => expectedPattern.exec(message))
-    const actual = parsed[0]?.[2]
-    const mergeable = kept.length > 1 && parsed.every((match) => match !== null && match[2] === actual)
-    return {
-      path,
-      message: mergeable
-        ? `Expected ${parsed.map((match) => match?.[1]).join(" | ")}, actual ${actual}`
-        : kept.join("; ")
-    }
-  })
-}
-
-/** A rejected path, query or body as `invalid_request`, in the shape of `Errors.invalidRequest`. */
-export const fromDecodeError = (error: HttpApiError.HttpApiDecodeError): Errors.ApiError => {
-  const issues = mergeIssues(
-    error.issues.map((issue) => ({ path: issuePath(issue.path), message: issue.message }))
-  ).map((issue) => ({ path: issue.path, message: shorten(issue.message) }))
-  const first = issues[0]
-  const message =
-    first === undefined
-      ? Errors.meaningOf("invalid_request")
-      : first.path.length === 0
-        ? first.message
-        : `${first.path.join(".")}: ${first.message}`
-  return new Errors.ApiError({ code: "invalid_request", message, details: { issues } })
-}
+/** A rejected path, query or body as `invalid_request`: the domain's `Errors.rejection` of its issues. */
+export const fromDecodeError = (error: HttpApiError.HttpApiDecodeError): Errors.ApiError =>
+  Errors.rejection(error.issues.map((issue) => ({ path: issuePath(issue.path), message: issue.message })))
 
 const fromRequestError = (error: HttpServerError.RequestError): Errors.ApiError =>
   error.cause instanceof Error && error.cause.message === "maxBytes exceeded" ? bodyTooLarge : malformedBody

@@ -17,7 +17,7 @@ import {
   HttpServerResponse,
   OpenApi
 } from "@effect/platform"
-import { Access, CurrentAccount, type RateVerdict } from "@verbatim/core"
+import { Access, CurrentAccount, type RateVerdict, rateLimitRefusal } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
 import { Effect, Layer, Schema } from "effect"
 import { InternalError, TooManyRequests, Unauthorized } from "./errors.js"
@@ -83,13 +83,7 @@ export const AuthenticationLive: Layer.Layer<Authentication, never, Access> = La
           )
           const verdict = yield* access.takeRequest(account)
           yield* addHeaders(rateLimitHeaders(verdict))
-          if (!verdict.allowed) {
-            return yield* Errors.apiError(
-              "rate_limit_exceeded",
-              `Too many requests: retry after ${verdict.retryAfterSeconds} s`,
-              { retry_after_seconds: verdict.retryAfterSeconds, limit: verdict.limit }
-            )
-          }
+          if (!verdict.allowed) return yield* rateLimitRefusal(verdict)
           return account
         })
     })

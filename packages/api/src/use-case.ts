@@ -1,18 +1,12 @@
 /**
- * How a handler runs a use case: `ApiError`s pass through to the caller, store failures
- * (`PersistenceError`) are logged with their cause and answered as `internal_error`, without
- * telling the caller anything about the store.
+ * How a handler runs a use case: core's boundary policy (`answer`), so HTTP answers what the worker
+ * and the MCP server answer: `ApiError`s as they are, store and queue failures logged and answered
+ * as `internal_error`.
  */
-import type { PersistenceError } from "@verbatim/core"
-import { Errors } from "@verbatim/domain"
-import { Effect } from "effect"
+import { answer, type InfrastructureError } from "@verbatim/core"
+import type { Effect } from "effect"
+import type { ApiFailure } from "./errors.js"
 
-export const useCase = <A, R>(
-  effect: Effect.Effect<A, Errors.ApiError | PersistenceError, R>
-): Effect.Effect<A, Errors.ApiError, R> =>
-  Effect.catchTag(effect, "PersistenceError", (failure) =>
-    Effect.zipRight(
-      Effect.logError(`store failure in ${failure.operation}`, failure.cause),
-      Effect.fail(Errors.apiError("internal_error"))
-    )
-  )
+export const useCase: <A, R>(
+  effect: Effect.Effect<A, ApiFailure | InfrastructureError, R>
+) => Effect.Effect<A, ApiFailure, R> = answer

@@ -1,8 +1,10 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Errors } from "@verbatim/domain"
 import { Effect, FastCheck as fc } from "effect"
-import { errorResponse, jsonDepth, maxBodyBytes, maxIssueMessageLength, maxJsonDepth } from "../src/index.js"
+import { errorResponse, jsonDepth, maxBodyBytes, maxJsonDepth } from "../src/index.js"
 import { brokenKey, goodKey, jobId, limitedKey, makeHandler } from "./stubs.js"
+
+const { maxIssueMessageLength } = Errors
 
 const { handler, dispose } = makeHandler()
 afterAll(() => dispose())

@@ -1,7 +1,6 @@
 import { OpenApi } from "@effect/platform"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
-import { mergeIssues, title, VerbatimApi, version } from "../src/index.js"
+import { title, VerbatimApi, version } from "../src/index.js"
 import { makeHandler } from "./stubs.js"
 
 const { handler, dispose } = makeHandler()
@@ -123,41 +122,5 @@ describe("GET /docs", () => {
     expect(html).toContain("<title>Transcript Service API</title>")
     expect(html).toContain('"/transcripts/{video_id}"')
     expect(/<script[^>]+src=/.test(html)).toBe(false)
-  })
-})
-
-describe("mergeIssues", () => {
-  const issue = fc.record({
-    path: fc.array(fc.oneof(fc.constantFrom("video", "mode", "limit"), fc.nat(3)), { maxLength: 2 }),
-    message: fc.oneof(
-      fc.constantFrom("Expected null, actual 5", "Expected undefined, actual 5", "Expected string, actual 5"),
-      fc.string({ minLength: 1 })
-    )
-  })
-
-  it("keeps one issue per field, in the order fields first appear", () =>
-    fc.assert(
-      fc.property(fc.array(issue, { maxLength: 20 }), (issues) => {
-        const merged = mergeIssues(issues)
-        const firstSeen = [...new Set(issues.map((i) => JSON.stringify(i.path)))]
-        expect(merged.map((i) => JSON.stringify(i.path))).toEqual(firstSeen)
-      })
-    ))
-
-  it("says something about every field it was told about", () =>
-    fc.assert(
-      fc.property(fc.array(issue, { minLength: 1, maxLength: 20 }), (issues) => {
-        for (const merged of mergeIssues(issues)) expect(merged.message.length).toBeGreaterThan(0)
-      })
-    ))
-
-  it("drops the null and undefined branches of an optional field and merges the expectations", () => {
-    expect(
-      mergeIssues([
-        { path: ["mode"], message: 'Expected "auto", actual "x"' },
-        { path: ["mode"], message: 'Expected "captions_only", actual "x"' },
-        { path: ["mode"], message: 'Expected null, actual "x"' }
-      ])
-    ).toEqual([{ path: ["mode"], message: 'Expected "auto" | "captions_only", actual "x"' }])
   })
 })

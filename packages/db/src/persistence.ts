@@ -4,7 +4,7 @@
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { Accounts, Jobs, Ledger, Transactor, Transcripts } from "@verbatim/core"
+import type { Accounts, Jobs, Ledger, Transactor, Transcripts, WebhookDeliveries } from "@verbatim/core"
 import { type ConfigError, Layer } from "effect"
 import { DatabaseLive } from "./client.js"
 import { migrations } from "./migrations/index.js"
@@ -13,10 +13,11 @@ import * as AccountsSql from "./repositories/accounts.js"
 import * as JobsSql from "./repositories/jobs.js"
 import * as LedgerSql from "./repositories/ledger.js"
 import * as TranscriptsSql from "./repositories/transcripts.js"
+import * as WebhookDeliveriesSql from "./repositories/webhook-deliveries.js"
 import * as TransactorSql from "./transactor.js"
 
 /** The ports the repositories provide. */
-export type Repositories = Accounts | Ledger | Jobs | Transcripts | Transactor
+export type Repositories = Accounts | Ledger | Jobs | Transcripts | Transactor | WebhookDeliveries
 
 /** The repositories over the `SqlClient` in context (which must hold the migrated schema). */
 export const RepositoriesLive: Layer.Layer<Repositories, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -24,7 +25,8 @@ export const RepositoriesLive: Layer.Layer<Repositories, never, SqlClient.SqlCli
   LedgerSql.layer,
   JobsSql.layer,
   TranscriptsSql.layer,
-  TransactorSql.layer
+  TransactorSql.layer,
+  WebhookDeliveriesSql.layer
 )
 
 /** Applies Verbatim's migrations to the `SqlClient` in context when built. */

@@ -51,7 +51,7 @@ describe("PersistenceLive", () => {
           }>`SELECT count(*)::int AS n FROM verbatim_migrations`
           return { balance: yield* (yield* Ledger).balance(id), migrations: applied[0]?.n }
         }).pipe(Effect.provide(persistence))
-        expect(after).toEqual({ balance: 25, migrations: 4 })
+        expect(after).toEqual({ balance: 25, migrations: 5 })
       }).pipe(Effect.scoped),
     60_000
   )

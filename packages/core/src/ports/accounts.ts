@@ -1,19 +1,21 @@
 /** Accounts and their API keys. Keys are stored only as hashes. */
-import type { Credits, Ids, Mode, Plan } from "@verbatim/domain"
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Credits, Ids, Mode, Plan } from "@verbatim/domain"
+import { Context, type DateTime, type Effect, type Option, type Redacted, Schema } from "effect"
 import type { PersistenceError } from "../errors.js"
 
-export interface Account {
-  readonly id: Ids.AccountId
-  readonly name: string
-  readonly plan: Plan.Plan
+/** An account: the row, what tools show and what use cases read, in one schema (dates as ISO text). */
+export const Account = Schema.Struct({
+  id: Ids.AccountId,
+  name: Schema.String,
+  plan: Plan.Plan,
   /** The balance; always equal to the sum of the account's ledger entries. */
-  readonly credits: Credits.Credits
+  credits: Credits.Credits,
   /** The mode applied when a request names neither `mode` nor the legacy fields. */
-  readonly defaultMode: Mode.Mode
-  readonly onboardingCompleted: boolean
-  readonly createdAt: DateTime.Utc
-}
+  defaultMode: Mode.Mode,
+  onboardingCompleted: Schema.Boolean,
+  createdAt: Schema.DateTimeUtc
+})
+export interface Account extends Schema.Schema.Type<typeof Account> {}
 
 export interface NewAccount {
   readonly id: Ids.AccountId
@@ -57,5 +59,18 @@ export class Accounts extends Context.Tag("@verbatim/core/Accounts")<
     readonly listKeys: (accountId: Ids.AccountId) => Effect.Effect<ReadonlyArray<ApiKey>, PersistenceError>
     /** Revokes a key; false when no active key has that id. */
     readonly revokeKey: (keyId: string, at: DateTime.Utc) => Effect.Effect<boolean, PersistenceError>
+    /**
+     * The account's webhook signing secret, set to `candidate` first if it has none (atomically, so
+     * concurrent callers all get the one stored); none when the account does not exist.
+     */
+    readonly ensureWebhookSecret: (
+      id: Ids.AccountId,
+      candidate: Redacted.Redacted
+    ) => Effect.Effect<Option.Option<Redacted.Redacted>, PersistenceError>
+    /** Replaces the account's webhook signing secret; false when the account does not exist. */
+    readonly setWebhookSecret: (
+      id: Ids.AccountId,
+      secret: Redacted.Redacted
+    ) => Effect.Effect<boolean, PersistenceError>
   }
 >() {}

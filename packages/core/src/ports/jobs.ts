@@ -1,28 +1,68 @@
-/** Jobs: every transcribe request (and, later, every batch item), with its outcome. */
-import type { Credits, Ids, Language, Mode, Status, Transcript } from "@verbatim/domain"
-import { Context, type DateTime, type Effect, type Option } from "effect"
+/**
+ * Jobs: every transcribe request and every piece of asynchronous work, with its outcome.
+ *
+ * A job is created in its first state (a request answered at once is created finished; work for a
+ * worker is created `processing`). A worker claims a processing job with a lease (owner and
+ * expiry) before working on it, extends the lease while it works, and settles the job (completed or
+ * failed) only while it still holds the lease; a job whose lease expired (its worker died) can be
+ * claimed again. Every move is checked against `Status.JobMachine` by core before it reaches the
+ * store; the store applies moves as compare-and-set on the current status (and lease owner), so two
+ * workers can never both settle one job.
+ */
+import { Api, Credits, Ids, Language, Mode, Status, Transcript } from "@verbatim/domain"
+import { Context, type DateTime, type Effect, type Option, Schema } from "effect"
 import type { PersistenceError } from "../errors.js"
 
-export interface JobRecord {
-  readonly id: Ids.JobId
-  readonly accountId: Ids.AccountId
-  readonly requestId: Ids.RequestId
+/**
+ * What a job does. `transcribe` is a request answered within itself (captions, a quote, a refusal);
+ * `test.delay` is work for tests and benchmarks (waits, then completes and charges as told).
+ */
+export const JobKind = Schema.Literal("transcribe", "test.delay")
+export type JobKind = typeof JobKind.Type
+
+/** One job: the row, the queue's subject and what tools show, in one schema (dates as ISO text). */
+export const JobRecord = Schema.Struct({
+  id: Ids.JobId,
+  accountId: Ids.AccountId,
+  requestId: Ids.RequestId,
+  kind: JobKind,
   /** The video id; for uploads, the upload id. */
-  readonly videoId: string
-  readonly videoTitle: string | null
+  videoId: Schema.String,
+  videoTitle: Schema.NullOr(Schema.String),
   /** The language of the transcript served, when one was. */
-  readonly language: Language.LanguageCode | null
-  readonly source: Transcript.SourceKind | null
-  readonly mode: Mode.Mode
-  readonly status: Status.JobStatus
-  readonly error: string | null
-  readonly creditsUsed: Credits.Credits
-  /** The stored transcript the job produced or served. */
-  readonly transcriptId: Ids.TranscriptId | null
-  readonly createdAt: DateTime.Utc
-  readonly startedAt: DateTime.Utc | null
-  readonly completedAt: DateTime.Utc | null
-}
+  language: Schema.NullOr(Language.LanguageCode),
+  source: Schema.NullOr(Transcript.SourceKind),
+  mode: Mode.Mode,
+  status: Status.JobStatus,
+  error: Schema.NullOr(Schema.String),
+  creditsUsed: Credits.Credits,
+  /** The stored transcript the job produced or served (null once its owner deleted it). */
+  transcriptId: Schema.NullOr(Ids.TranscriptId),
+  /** What the worker needs, as JSON (its schema belongs to the job's kind). */
+  payload: Schema.NullOr(Api.FreeFormObject),
+  /** Where the result is delivered when the job finishes. */
+  webhookUrl: Schema.NullOr(Schema.String),
+  /** How many times a worker claimed the job. */
+  attempts: Schema.NonNegativeInt,
+  leaseOwner: Schema.NullOr(Schema.String),
+  leaseExpiresAt: Schema.NullOr(Schema.DateTimeUtc),
+  /** A processing job is not claimed before this time (a retry's backoff). */
+  nextRunAt: Schema.NullOr(Schema.DateTimeUtc),
+  createdAt: Schema.DateTimeUtc,
+  startedAt: Schema.NullOr(Schema.DateTimeUtc),
+  completedAt: Schema.NullOr(Schema.DateTimeUtc)
+})
+export interface JobRecord extends Schema.Schema.Type<typeof JobRecord> {}
+
+/** The fields every new job starts with when its kind needs nothing more. */
+export const jobDefaults = {
+  payload: null,
+  webhookUrl: null,
+  attempts: 0,
+  leaseOwner: null,
+  leaseExpiresAt: null,
+  nextRunAt: null
+} as const satisfies Partial<JobRecord>
 
 export interface JobPage {
   readonly items: ReadonlyArray<JobRecord>
@@ -35,19 +75,79 @@ export interface JobListFilter {
   readonly limit: number
 }
 
+export interface Claim {
+  readonly id: Ids.JobId
+  /** Who takes the lease (a worker process and fiber). */
+  readonly owner: string
+  readonly now: DateTime.Utc
+  readonly leaseMs: number
+}
+
+/** A finished job's outcome fields. */
+export interface Settlement {
+  readonly status: Status.JobStatus
+  readonly error: string | null
+  readonly creditsUsed: Credits.Credits
+  readonly transcriptId: Ids.TranscriptId | null
+  readonly videoTitle: string | null
+  readonly language: Language.LanguageCode | null
+  readonly source: Transcript.SourceKind | null
+  readonly completedAt: DateTime.Utc
+}
+
+/** A job that a worker may claim: processing, lease free or expired, due. */
+export interface Runnable {
+  readonly id: Ids.JobId
+  readonly kind: JobKind
+  readonly accountId: Ids.AccountId
+}
+
 export class Jobs extends Context.Tag("@verbatim/core/Jobs")<
   Jobs,
   {
+    /**
+     * Records a new job. Its transcript reference is kept only if that transcript still exists (a
+     * transcript deleted by a concurrent request leaves the job without one, never an error).
+     */
     readonly insert: (job: JobRecord) => Effect.Effect<JobRecord, PersistenceError>
     /** The account's job with this id; another account's job is none. */
     readonly get: (
       accountId: Ids.AccountId,
       id: Ids.JobId
     ) => Effect.Effect<Option.Option<JobRecord>, PersistenceError>
+    /** The job with this id, whoever owns it (for workers). */
+    readonly find: (id: Ids.JobId) => Effect.Effect<Option.Option<JobRecord>, PersistenceError>
     /** The account's jobs, newest first. */
     readonly list: (
       accountId: Ids.AccountId,
       filter: JobListFilter
     ) => Effect.Effect<JobPage, PersistenceError>
+    /**
+     * Takes the job's lease when it is processing, due, and its lease is free or expired: counts the
+     * attempt and sets `startedAt` the first time. None when another worker holds it or it is done.
+     */
+    readonly claim: (claim: Claim) => Effect.Effect<Option.Option<JobRecord>, PersistenceError>
+    /** Extends a lease the owner still holds; false when it was lost. */
+    readonly extendLease: (claim: Claim) => Effect.Effect<boolean, PersistenceError>
+    /** Gives a held lease back: the job may be claimed again from `nextRunAt`. */
+    readonly release: (
+      id: Ids.JobId,
+      owner: string,
+      nextRunAt: DateTime.Utc
+    ) => Effect.Effect<boolean, PersistenceError>
+    /**
+     * Moves a processing job held by `owner` to its outcome (compare-and-set on status and lease);
+     * none when the job is no longer processing or the lease is someone else's.
+     */
+    readonly settle: (
+      id: Ids.JobId,
+      owner: string,
+      settlement: Settlement
+    ) => Effect.Effect<Option.Option<JobRecord>, PersistenceError>
+    /** Up to `limit` jobs a worker may claim now, oldest first. */
+    readonly runnable: (
+      now: DateTime.Utc,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<Runnable>, PersistenceError>
   }
 >() {}

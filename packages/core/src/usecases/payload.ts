@@ -1,5 +1,6 @@
 /** The transcript as responses carry it, cut to what the caller asked for. */
 import { Api, Transcript } from "@verbatim/domain"
+import { Option, Schema } from "effect"
 import type { TranscriptRecord } from "../ports/transcripts.js"
 
 export interface PayloadParts {
@@ -36,3 +37,12 @@ export const transcribeData = (record: TranscriptRecord, parts: PayloadParts): A
     video_title: record.videoTitle,
     ...(record.asrIntelligence === null ? {} : { asr_intelligence: record.asrIntelligence })
   })
+
+/** The parts a job's webhook carries: its payload's `format` (as the request sent it), else the defaults. */
+export const partsOfPayload = (payload: Api.FreeFormObject | null): PayloadParts => {
+  const format = Schema.decodeUnknownOption(Api.FormatOptions)(payload?.format ?? {})
+  return Option.match(format, {
+    onNone: () => ({ segments: true, paragraphs: false, words: false }),
+    onSome: (f) => ({ segments: f.timestamp, paragraphs: f.paragraphs, words: f.words })
+  })
+}

@@ -17,13 +17,13 @@
 import { Api, Captions, type Credits, Errors, type Ids, Plan, Pricing, Transcript } from "@verbatim/domain"
 import { DateTime, Effect, Option } from "effect"
 import type { Account } from "../ports/accounts.js"
-import { type JobRecord, Jobs } from "../ports/jobs.js"
+import { type JobRecord, jobDefaults } from "../ports/jobs.js"
 import { Ledger } from "../ports/ledger.js"
 import { Secrets } from "../ports/secrets.js"
-import { Transactor } from "../ports/transactor.js"
 import { type TranscriptRecord, Transcripts } from "../ports/transcripts.js"
 import { type VideoDetails, VideoPlatform } from "../ports/video-platform.js"
 import { fromPlatformError, notFound } from "./failures.js"
+import { JobLifecycle } from "./job-lifecycle.js"
 import { transcribeData } from "./payload.js"
 import { resolveRequest } from "./transcribe-request.js"
 
@@ -38,9 +38,8 @@ const countWords = (text: string): number => (text.length === 0 ? 0 : text.split
 export const makeTranscribe = Effect.gen(function* () {
   const platform = yield* VideoPlatform
   const transcripts = yield* Transcripts
-  const jobs = yield* Jobs
+  const lifecycle = yield* JobLifecycle
   const ledger = yield* Ledger
-  const tx = yield* Transactor
   const secrets = yield* Secrets
 
   return (account: Account, request: Api.TranscribeRequest) =>
@@ -57,9 +56,11 @@ export const makeTranscribe = Effect.gen(function* () {
       }
 
       const job = (fields: Partial<JobRecord> & Pick<JobRecord, "status">): JobRecord => ({
+        ...jobDefaults,
         id: jobId,
         accountId: account.id,
         requestId,
+        kind: "transcribe",
         videoId: resolved.videoId,
         videoTitle: null,
         language: null,
@@ -76,7 +77,7 @@ export const makeTranscribe = Effect.gen(function* () {
 
       /** Records the request as a failed job, then fails with the error, naming that job. */
       const failWith = (error: Errors.ApiError, details?: VideoDetails) =>
-        jobs.insert(job({ status: "failed", error: error.message, videoTitle: details?.title ?? null })).pipe(
+        lifecycle.create(job({ status: "failed", error: error.message, videoTitle: details?.title ?? null })).pipe(
           Effect.zipRight(
             Effect.fail(
               new Errors.ApiError({
@@ -98,19 +99,15 @@ export const makeTranscribe = Effect.gen(function* () {
           job_id: jobId
         })
 
-      const completedJob = (record: TranscriptRecord, credits: Credits.Credits) =>
-        job({
-          status: "completed",
-          videoTitle: record.videoTitle,
-          language: record.language,
-          source: record.sourceKind,
-          creditsUsed: credits,
-          transcriptId: record.id
-        })
-
       /** An owned transcript, served again for 0 credits (DESIGN decision 5). */
       const serveOwned = (record: TranscriptRecord) =>
-        jobs.insert(completedJob(record, 0)).pipe(Effect.as(completed(record, 0)))
+        lifecycle
+          .record(job({ status: "completed" }), { _tag: "Served", transcript: record }, now)
+          .pipe(
+            // Serving charges nothing, so the balance cannot be short.
+            Effect.catchTag("InsufficientCredits", Effect.die),
+            Effect.as(completed(record, 0))
+          )
 
       const serveCaptions = (videoId: Ids.VideoId, details: VideoDetails, track: Captions.CaptionTrack) =>
         Effect.gen(function* () {
@@ -161,33 +158,23 @@ export const makeTranscribe = Effect.gen(function* () {
             asrIntelligence: null,
             createdAt: now
           }
-          const outcome = yield* tx
-            .transaction(
-              Effect.gen(function* () {
-                const stored = yield* transcripts.store(record)
-                const credits = stored.created ? price : 0
-                if (stored.created) {
-                  yield* ledger.charge(
-                    {
-                      accountId: account.id,
-                      key: `charge:job:${jobId}`,
-                      jobId,
-                      reason: `captions of ${resolved.videoId} (${track.language}, ${track.kind})`,
-                      at: now
-                    },
-                    price
-                  )
-                }
-                yield* jobs.insert(completedJob(stored.record, credits))
-                return { record: stored.record, credits }
-              })
+          const outcome = yield* lifecycle
+            .record(
+              job({ status: "completed" }),
+              {
+                _tag: "Completed",
+                transcript: record,
+                price,
+                reason: `captions of ${resolved.videoId} (${track.language}, ${track.kind})`
+              },
+              now
             )
             .pipe(
               Effect.catchTag("InsufficientCredits", (error) =>
                 failWith(insufficient(error.required, error.balance), details)
               )
             )
-          return completed(outcome.record, outcome.credits)
+          return completed(outcome.transcript ?? record, outcome.credits)
         })
 
       const withoutCaptions = (details: VideoDetails, step: "start_asr" | "requires_asr_confirmation") =>
@@ -205,7 +192,7 @@ export const makeTranscribe = Effect.gen(function* () {
           })
           if (quote.exceeds_max_duration) {
             const error = `video ${resolved.videoId} lasts ${quote.duration_minutes} minutes, longer than the ${quote.max_duration_minutes} minutes ASR takes`
-            yield* jobs.insert(job({ status: "failed", error, videoTitle: details.title }))
+            yield* lifecycle.create(job({ status: "failed", error, videoTitle: details.title }))
             return new Api.TranscribeFailed({
               request_id: requestId,
               mode,
@@ -228,7 +215,7 @@ export const makeTranscribe = Effect.gen(function* () {
               details
             )
           }
-          yield* jobs.insert(job({ status: "requires_asr_confirmation", videoTitle: details.title }))
+          yield* lifecycle.create(job({ status: "requires_asr_confirmation", videoTitle: details.title }))
           return new Api.TranscribeConfirmation({
             request_id: requestId,
             mode,

@@ -4,21 +4,21 @@
  * Depends on the project's naming (`camelCaseNaming`): camelCase fields, snake_case columns.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Accounts } from "@verbatim/core"
-import { Credits, Ids, Mode, Plan } from "@verbatim/domain"
-import { Effect, Layer, Option, Schema } from "effect"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import { Account, Accounts } from "@verbatim/core"
+import { Credits, Ids } from "@verbatim/domain"
+import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Int8As, Timestamp, toDate } from "./columns.js"
 import { operation } from "./failure.js"
 
-const AccountRow = Schema.Struct({
-  id: Ids.AccountId,
-  name: Schema.String,
-  plan: Plan.Plan,
+/** An `accounts` row: the core's `Account`, with the balance as int8 text and the date as the driver gives it. */
+export const AccountRow = Schema.Struct({
+  ...Account.fields,
   credits: Int8As(Credits.Credits),
-  defaultMode: Mode.Mode,
-  onboardingCompleted: Schema.Boolean,
   createdAt: Timestamp
 })
+
+const SecretRow = Schema.Struct({ webhookSecret: Schema.Redacted(Schema.String) })
 
 const ApiKeyRow = Schema.Struct({
   id: Schema.String,
@@ -44,6 +44,21 @@ export const make: Effect.Effect<Accounts["Type"], never, SqlClient.SqlClient> =
 
   const oneAccount = (rows: Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
     rows.pipe(Effect.flatMap(decodeAccounts), Effect.map(first))
+
+  const ensureSecret = SqlSchema.findOne({
+    Request: Schema.Struct({ id: Ids.AccountId, candidate: Schema.String }),
+    Result: SecretRow,
+    execute: ({ id, candidate }) =>
+      sql`UPDATE accounts SET webhook_secret = coalesce(webhook_secret, ${candidate})
+        WHERE id = ${id} RETURNING webhook_secret`
+  })
+
+  const setSecret = SqlSchema.findOne({
+    Request: Schema.Struct({ id: Ids.AccountId, secret: Schema.String }),
+    Result: Schema.Struct({ id: Ids.AccountId }),
+    execute: ({ id, secret }) =>
+      sql`UPDATE accounts SET webhook_secret = ${secret} WHERE id = ${id} RETURNING id`
+  })
 
   return Accounts.of({
     create: (account) =>
@@ -108,7 +123,19 @@ export const make: Effect.Effect<Accounts["Type"], never, SqlClient.SqlClient> =
             Effect.map((rows) => rows.length > 0),
             operation("Accounts.revokeKey")
           )
-        : Effect.succeed(false)
+        : Effect.succeed(false),
+
+    ensureWebhookSecret: (id, candidate) =>
+      ensureSecret({ id, candidate: Redacted.value(candidate) }).pipe(
+        Effect.map(Option.map((row) => row.webhookSecret)),
+        operation("Accounts.ensureWebhookSecret")
+      ),
+
+    setWebhookSecret: (id, secret) =>
+      setSecret({ id, secret: Redacted.value(secret) }).pipe(
+        Effect.map(Option.isSome),
+        operation("Accounts.setWebhookSecret")
+      )
   })
 })
 

@@ -1,73 +1,148 @@
 /**
- * The `Jobs` port on SQL: jobs are read only by their account, listed newest first
- * (`created_at DESC, id DESC`, a total order, so pages never repeat or skip a job).
+ * The `Jobs` port on SQL. Jobs are read by their account, listed newest first (`created_at DESC,
+ * id DESC`, a total order, so pages never repeat or skip a job). Workers claim, extend, release and
+ * settle with single conditional `UPDATE`s, so the database decides every race: a lease is taken
+ * only when free or expired, and a job is settled only by the holder of its lease while processing.
+ * Rows are decoded with the core's `JobRecord` schema, its dates read as `timestamptz` columns.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { type JobPage, type JobRecord, Jobs } from "@verbatim/core"
-import { Credits, Ids, Language, Mode, Status, Transcript } from "@verbatim/domain"
-import { Effect, Layer, Option, Schema } from "effect"
-import { Timestamp, toDate, toNullableDate } from "./columns.js"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import { type JobPage, JobRecord, Jobs, type Runnable } from "@verbatim/core"
+import { Api, Ids } from "@verbatim/domain"
+import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { nullableJsonText, Timestamp, toDate, toNullableDate } from "./columns.js"
 import { operation } from "./failure.js"
 import { countOf, totalOf } from "./page.js"
 
-const JobRow = Schema.Struct({
-  id: Ids.JobId,
-  accountId: Ids.AccountId,
-  requestId: Ids.RequestId,
-  videoId: Schema.String,
-  videoTitle: Schema.NullOr(Schema.String),
-  language: Schema.NullOr(Language.LanguageCode),
-  source: Schema.NullOr(Transcript.SourceKind),
-  mode: Mode.Mode,
-  status: Status.JobStatus,
-  error: Schema.NullOr(Schema.String),
-  creditsUsed: Credits.Credits,
-  transcriptId: Schema.NullOr(Ids.TranscriptId),
+/** A `jobs` row: the record, with its dates as the driver returns them. */
+export const JobRow = Schema.Struct({
+  ...JobRecord.fields,
+  leaseExpiresAt: Schema.NullOr(Timestamp),
+  nextRunAt: Schema.NullOr(Timestamp),
   createdAt: Timestamp,
   startedAt: Schema.NullOr(Timestamp),
   completedAt: Schema.NullOr(Timestamp)
 })
 
-const decodeJobs = Schema.decodeUnknown(Schema.Array(JobRow))
+const RunnableRow = Schema.Struct({ id: Ids.JobId, kind: JobRecord.fields.kind, accountId: Ids.AccountId })
+
+const Updated = Schema.Struct({ id: Ids.JobId })
 
 /** Builds the repository over the `SqlClient` in context. */
 export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  const columns = sql.literal(`id, account_id, request_id, video_id, video_title, language, source, mode,
-    status, error, credits_used, transcript_id, created_at, started_at, completed_at`)
+  const columns = sql.literal(`id, account_id, request_id, kind, video_id, video_title, language, source,
+    mode, status, error, credits_used, transcript_id, payload, webhook_url, attempts, lease_owner,
+    lease_expires_at, next_run_at, created_at, started_at, completed_at`)
+
+  const leaseUntil = (now: DateTime.Utc, leaseMs: number) => DateTime.add(now, { millis: leaseMs })
+
+  const findById = SqlSchema.findOne({
+    Request: Ids.JobId,
+    Result: JobRow,
+    execute: (id) => sql`SELECT ${columns} FROM jobs WHERE id = ${id}`
+  })
+
+  const findOwned = SqlSchema.findOne({
+    Request: Schema.Struct({ accountId: Ids.AccountId, id: Ids.JobId }),
+    Result: JobRow,
+    execute: ({ accountId, id }) =>
+      sql`SELECT ${columns} FROM jobs WHERE account_id = ${accountId} AND id = ${id}`
+  })
+
+  const LeaseRequest = Schema.Struct({
+    id: Ids.JobId,
+    owner: Schema.String,
+    now: Timestamp,
+    until: Timestamp
+  })
+
+  const claimOne = SqlSchema.findOne({
+    Request: LeaseRequest,
+    Result: JobRow,
+    execute: ({ id, owner, now, until }) =>
+      sql`UPDATE jobs SET lease_owner = ${owner}, lease_expires_at = ${until}, attempts = attempts + 1,
+          started_at = coalesce(started_at, ${now}), updated_at = ${now}
+        WHERE id = ${id} AND status = 'processing' AND (next_run_at IS NULL OR next_run_at <= ${now})
+          AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+        RETURNING ${columns}`
+  })
+
+  const extendOne = SqlSchema.findOne({
+    Request: LeaseRequest,
+    Result: Updated,
+    execute: ({ id, owner, now, until }) =>
+      sql`UPDATE jobs SET lease_expires_at = ${until}, updated_at = ${now}
+        WHERE id = ${id} AND status = 'processing' AND lease_owner = ${owner} RETURNING id`
+  })
+
+  const releaseOne = SqlSchema.findOne({
+    Request: Schema.Struct({ id: Ids.JobId, owner: Schema.String, at: Timestamp }),
+    Result: Updated,
+    execute: ({ id, owner, at }) =>
+      sql`UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, next_run_at = ${at}, updated_at = ${at}
+        WHERE id = ${id} AND status = 'processing' AND lease_owner = ${owner} RETURNING id`
+  })
+
+  const settleOne = SqlSchema.findOne({
+    Request: Schema.Struct({
+      id: Ids.JobId,
+      owner: Schema.String,
+      status: JobRecord.fields.status,
+      error: JobRecord.fields.error,
+      creditsUsed: JobRecord.fields.creditsUsed,
+      transcriptId: JobRecord.fields.transcriptId,
+      videoTitle: JobRecord.fields.videoTitle,
+      language: JobRecord.fields.language,
+      source: JobRecord.fields.source,
+      completedAt: Timestamp
+    }),
+    Result: JobRow,
+    execute: (s) =>
+      sql`UPDATE jobs SET status = ${s.status}, error = ${s.error}, credits_used = ${s.creditsUsed},
+          transcript_id = (SELECT t.id FROM transcripts t WHERE t.id = ${s.transcriptId}),
+          video_title = coalesce(${s.videoTitle}, video_title), language = ${s.language}, source = ${s.source},
+          completed_at = ${s.completedAt}, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${s.completedAt}
+        WHERE id = ${s.id} AND status = 'processing' AND lease_owner = ${s.owner}
+        RETURNING ${columns}`
+  })
+
+  const runnableAt = SqlSchema.findAll({
+    Request: Schema.Struct({ now: Timestamp, limit: Schema.Int }),
+    Result: RunnableRow,
+    execute: ({ now, limit }) =>
+      sql`SELECT id, kind, account_id FROM jobs
+        WHERE status = 'processing' AND (next_run_at IS NULL OR next_run_at <= ${now})
+          AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+        ORDER BY next_run_at NULLS FIRST, created_at LIMIT ${limit}`
+  })
+
+  const decodeRows = Schema.decodeUnknown(Schema.Array(JobRow))
 
   return Jobs.of({
     insert: (job) =>
-      sql`INSERT INTO jobs ${sql.insert({
-        id: job.id,
-        accountId: job.accountId,
-        requestId: job.requestId,
-        videoId: job.videoId,
-        videoTitle: job.videoTitle,
-        language: job.language,
-        source: job.source,
-        mode: job.mode,
-        status: job.status,
-        error: job.error,
-        creditsUsed: job.creditsUsed,
-        transcriptId: job.transcriptId,
-        createdAt: toDate(job.createdAt),
-        startedAt: toNullableDate(job.startedAt),
-        completedAt: toNullableDate(job.completedAt)
-      })} RETURNING ${columns}`.pipe(
-        Effect.flatMap(decodeJobs),
-        Effect.flatMap((rows) => Option.fromNullable(rows[0])),
-        Effect.map((row): JobRecord => row),
-        operation("Jobs.insert")
-      ),
+      Effect.gen(function* () {
+        const payload = yield* nullableJsonText(Api.FreeFormObject, job.payload)
+        const rows = yield* sql`INSERT INTO jobs (id, account_id, request_id, kind, video_id, video_title,
+            language, source, mode, status, error, credits_used, transcript_id, payload, webhook_url,
+            attempts, lease_owner, lease_expires_at, next_run_at, created_at, started_at, completed_at,
+            updated_at)
+          VALUES (${job.id}, ${job.accountId}, ${job.requestId}, ${job.kind}, ${job.videoId},
+            ${job.videoTitle}, ${job.language}, ${job.source}, ${job.mode}, ${job.status}, ${job.error},
+            ${job.creditsUsed},
+            (SELECT t.id FROM transcripts t WHERE t.id = ${job.transcriptId}),
+            ${payload}::jsonb, ${job.webhookUrl}, ${job.attempts}, ${job.leaseOwner},
+            ${toNullableDate(job.leaseExpiresAt)}, ${toNullableDate(job.nextRunAt)}, ${toDate(job.createdAt)},
+            ${toNullableDate(job.startedAt)}, ${toNullableDate(job.completedAt)}, ${toDate(job.createdAt)})
+          RETURNING ${columns}`
+        const decoded = yield* decodeRows(rows)
+        return yield* Option.fromNullable(decoded[0])
+      }).pipe(operation("Jobs.insert")),
 
-    get: (accountId, id) =>
-      sql`SELECT ${columns} FROM jobs WHERE account_id = ${accountId} AND id = ${id}`.pipe(
-        Effect.flatMap(decodeJobs),
-        Effect.map((rows) => Option.fromNullable(rows[0])),
-        operation("Jobs.get")
-      ),
+    get: (accountId, id) => findOwned({ accountId, id }).pipe(operation("Jobs.get")),
+
+    find: (id) => findById(id).pipe(operation("Jobs.find")),
 
     list: (accountId, filter) =>
       Effect.gen(function* () {
@@ -78,7 +153,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
         const items = yield* Effect.flatMap(
           sql`SELECT ${columns} FROM jobs WHERE ${where}
             ORDER BY created_at DESC, id DESC LIMIT ${filter.limit} OFFSET ${filter.offset}`,
-          decodeJobs
+          decodeRows
         )
         const total = yield* totalOf(
           filter.offset,
@@ -87,7 +162,27 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
           countOf(sql`SELECT count(*)::int AS n FROM jobs WHERE ${where}`)
         )
         return { items, total } satisfies JobPage
-      }).pipe(operation("Jobs.list"))
+      }).pipe(operation("Jobs.list")),
+
+    claim: ({ id, owner, now, leaseMs }) =>
+      claimOne({ id, owner, now, until: leaseUntil(now, leaseMs) }).pipe(operation("Jobs.claim")),
+
+    extendLease: ({ id, owner, now, leaseMs }) =>
+      extendOne({ id, owner, now, until: leaseUntil(now, leaseMs) }).pipe(
+        Effect.map(Option.isSome),
+        operation("Jobs.extendLease")
+      ),
+
+    release: (id, owner, nextRunAt) =>
+      releaseOne({ id, owner, at: nextRunAt }).pipe(Effect.map(Option.isSome), operation("Jobs.release")),
+
+    settle: (id, owner, settlement) => settleOne({ id, owner, ...settlement }).pipe(operation("Jobs.settle")),
+
+    runnable: (now, limit) =>
+      runnableAt({ now, limit }).pipe(
+        Effect.map((rows): ReadonlyArray<Runnable> => rows),
+        operation("Jobs.runnable")
+      )
   })
 })
 

@@ -8,10 +8,12 @@ import {
   Accounts,
   type JobRecord,
   Jobs,
+  jobDefaults,
   Ledger,
   Transactor,
   type TranscriptRecord,
-  Transcripts
+  Transcripts,
+  WebhookDeliveries
 } from "@verbatim/core"
 import { Api, Ids, Language, Transcript } from "@verbatim/domain"
 import { DateTime, Effect } from "effect"
@@ -22,7 +24,8 @@ export const repositories = Effect.all({
   ledger: Ledger,
   jobs: Jobs,
   transcripts: Transcripts,
-  transactor: Transactor
+  transactor: Transactor,
+  deliveries: WebhookDeliveries
 })
 
 export const at = (iso: string): DateTime.Utc => DateTime.unsafeMake(iso)
@@ -112,6 +115,8 @@ export const richTranscript = (owner: Ids.AccountId): TranscriptRecord =>
 
 /** A completed caption job. */
 export const job = (owner: Ids.AccountId, overrides: Partial<JobRecord> = {}): JobRecord => ({
+  ...jobDefaults,
+  kind: "transcribe",
   id: jobId(),
   accountId: owner,
   requestId: Ids.RequestId.make(randomUUID()),

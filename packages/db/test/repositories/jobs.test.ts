@@ -4,7 +4,7 @@
  */
 import { expect } from "@effect/vitest"
 import type { JobRecord } from "@verbatim/core"
-import { Effect, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import { migrations } from "../../src/migrations/index.js"
 import { RepositoriesLive } from "../../src/persistence.js"
 import { describeEachDatabase } from "../harness.js"
@@ -108,6 +108,135 @@ describeEachDatabase(
         expect(served.transcriptId).toBe(stored.record.id)
         expect(yield* transcripts.removeByIds(account.id, [stored.record.id])).toBe(1)
         expect(yield* jobs.get(account.id, served.id)).toEqual(Option.some({ ...served, transcriptId: null }))
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("a job naming a transcript deleted before the insert is recorded without it", () =>
+      Effect.gen(function* () {
+        const { jobs, transcripts } = yield* repositories
+        const account = yield* newAccount()
+        const stored = yield* transcripts.store(transcript(account.id))
+        yield* transcripts.removeByIds(account.id, [stored.record.id])
+        const served = yield* jobs.insert(job(account.id, { transcriptId: stored.record.id }))
+        expect(served.transcriptId).toBeNull()
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("keeps the kind, payload and webhook of a job", () =>
+      Effect.gen(function* () {
+        const { jobs } = yield* repositories
+        const account = yield* newAccount()
+        const work = job(account.id, {
+          kind: "test.delay",
+          status: "processing",
+          payload: { delay_ms: 5, credits: 2, nested: { __proto__: 1, list: [1, "a"] } },
+          webhookUrl: "https://example.com/hook",
+          completedAt: null,
+          startedAt: null
+        })
+        expect(yield* jobs.insert(work)).toEqual(work)
+        expect(yield* jobs.find(work.id)).toEqual(Option.some(work))
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("claims a processing job once per lease; an expired lease can be taken over", () =>
+      Effect.gen(function* () {
+        const { jobs } = yield* repositories
+        const account = yield* newAccount()
+        const work = yield* jobs.insert(
+          job(account.id, { kind: "test.delay", status: "processing", startedAt: null, completedAt: null })
+        )
+        const now = at("2026-10-03T12:00:00.000Z")
+        const first = yield* jobs.claim({ id: work.id, owner: "a", now, leaseMs: 1000 })
+        expect(Option.map(first, (j) => [j.leaseOwner, j.attempts, j.startedAt])).toEqual(
+          Option.some(["a", 1, now])
+        )
+        // Held: nobody else gets it until the lease expires.
+        expect(
+          yield* jobs.claim({
+            id: work.id,
+            owner: "b",
+            now: DateTime.add(now, { millis: 999 }),
+            leaseMs: 1000
+          })
+        ).toEqual(Option.none())
+        // The holder keeps it alive; a stranger cannot.
+        expect(yield* jobs.extendLease({ id: work.id, owner: "b", now, leaseMs: 5000 })).toBe(false)
+        expect(yield* jobs.extendLease({ id: work.id, owner: "a", now, leaseMs: 2000 })).toBe(true)
+        const later = DateTime.add(now, { millis: 1500 })
+        expect(yield* jobs.claim({ id: work.id, owner: "b", now: later, leaseMs: 1000 })).toEqual(
+          Option.none()
+        )
+        const runnableIds = (now: DateTime.Utc) =>
+          Effect.map(jobs.runnable(now, 1000), (rows) => rows.filter((row) => row.id === work.id))
+        expect(yield* runnableIds(later)).toEqual([])
+        // Expired: listed as runnable and taken over, the attempt counted, started_at kept.
+        const expired = DateTime.add(now, { millis: 2000 })
+        expect(yield* runnableIds(expired)).toEqual([
+          { id: work.id, kind: "test.delay", accountId: account.id }
+        ])
+        const second = yield* jobs.claim({ id: work.id, owner: "b", now: expired, leaseMs: 1000 })
+        expect(Option.map(second, (j) => [j.leaseOwner, j.attempts, j.startedAt])).toEqual(
+          Option.some(["b", 2, now])
+        )
+        // The old holder can no longer settle it; the new one can, once.
+        const settlement = {
+          status: "completed" as const,
+          error: null,
+          creditsUsed: 3,
+          transcriptId: null,
+          videoTitle: null,
+          language: null,
+          source: null,
+          completedAt: expired
+        }
+        expect(yield* jobs.settle(work.id, "a", settlement)).toEqual(Option.none())
+        const settled = yield* jobs.settle(work.id, "b", settlement)
+        expect(Option.map(settled, (j) => [j.status, j.creditsUsed, j.leaseOwner, j.completedAt])).toEqual(
+          Option.some(["completed", 3, null, expired])
+        )
+        expect(yield* jobs.settle(work.id, "b", settlement)).toEqual(Option.none())
+        expect(
+          yield* jobs.claim({ id: work.id, owner: "c", now: DateTime.add(expired, { hours: 1 }), leaseMs: 1 })
+        ).toEqual(Option.none())
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("a released job runs again from its next run time", () =>
+      Effect.gen(function* () {
+        const { jobs } = yield* repositories
+        const account = yield* newAccount()
+        const work = yield* jobs.insert(
+          job(account.id, { kind: "test.delay", status: "processing", startedAt: null, completedAt: null })
+        )
+        const now = at("2026-10-03T12:00:00.000Z")
+        yield* jobs.claim({ id: work.id, owner: "a", now, leaseMs: 60_000 })
+        expect(yield* jobs.release(work.id, "b", now)).toBe(false)
+        const retryAt = DateTime.add(now, { seconds: 10 })
+        expect(yield* jobs.release(work.id, "a", retryAt)).toBe(true)
+        expect(yield* jobs.claim({ id: work.id, owner: "b", now, leaseMs: 1000 })).toEqual(Option.none())
+        expect((yield* jobs.runnable(now, 1000)).filter((row) => row.id === work.id)).toEqual([])
+        expect(
+          Option.isSome(yield* jobs.claim({ id: work.id, owner: "b", now: retryAt, leaseMs: 1000 }))
+        ).toBe(true)
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("of many concurrent claims on one job exactly one wins", () =>
+      Effect.gen(function* () {
+        const { jobs } = yield* repositories
+        const account = yield* newAccount()
+        const work = yield* jobs.insert(
+          job(account.id, { kind: "test.delay", status: "processing", startedAt: null, completedAt: null })
+        )
+        const now = at("2026-10-03T12:00:00.000Z")
+        const claims = yield* Effect.all(
+          Array.from({ length: 8 }, (_, i) =>
+            jobs.claim({ id: work.id, owner: `w${i}`, now, leaseMs: 1000 })
+          ),
+          { concurrency: "unbounded" }
+        )
+        expect(claims.filter(Option.isSome)).toHaveLength(1)
       }).pipe(Effect.provide(RepositoriesLive))
     )
   },

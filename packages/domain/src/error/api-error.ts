@@ -50,18 +50,59 @@ export const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<Issue> =>
     message: issue.message
   }))
 
+/** The longest issue message kept: messages quote the value they reject, which may be large. */
+export const maxIssueMessageLength = 300
+
+const shorten = (message: string): string =>
+  message.length <= maxIssueMessageLength ? message : `${message.slice(0, maxIssueMessageLength - 1)}…`
+
+const expectedPattern = /^Expected (.*), actual (.*)$/s
+const absentBranch = /^Expected (null|undefined), actual /
+
 /**
- * A rejected request as `invalid_request`: the message names the first problem and
- * `details.issues` lists every one ({ path, message }).
+ * One issue per field. A union reports one issue per member it tried; for a field they read as one:
+ * the members a value may be left out or null as are dropped when something else is said about the
+ * field, and "Expected A, actual v" and "Expected B, actual v" become "Expected A | B, actual v".
  */
-export const invalidRequest = (error: ParseResult.ParseError): ApiError => {
-  const issues = issuesOf(error)
-  const first = issues[0]
+export const mergeIssues = (issues: ReadonlyArray<Issue>): ReadonlyArray<Issue> => {
+  const byPath = new Map<string, { path: ReadonlyArray<string | number>; messages: Array<string> }>()
+  for (const issue of issues) {
+    const key = JSON.stringify(issue.path)
+    const entry = byPath.get(key) ?? { path: issue.path, messages: [] }
+    if (!entry.messages.includes(issue.message)) entry.messages.push(issue.message)
+    byPath.set(key, entry)
+  }
+  return Array.from(byPath.values(), ({ path, messages }) => {
+    const present = messages.filter((message) => !absentBranch.test(message))
+    const kept = present.length > 0 ? present : messages
+    const parsed = kept.map((message) => expectedPattern.exec(message))
+    const actual = parsed[0]?.[2]
+    const mergeable = kept.length > 1 && parsed.every((match) => match !== null && match[2] === actual)
+    return {
+      path,
+      message: mergeable
+        ? `Expected ${parsed.map((match) => match?.[1]).join(" | ")}, actual ${actual}`
+        : kept.join("; ")
+    }
+  })
+}
+
+/**
+ * A rejection as `invalid_request`, the one shape every entry point (HTTP, worker, MCP) answers:
+ * one issue per field (merged, messages shortened), the message naming the first problem and
+ * `details.issues` listing every one ({ path, message }).
+ */
+export const rejection = (issues: ReadonlyArray<Issue>): ApiError => {
+  const merged = mergeIssues(issues).map((issue) => ({ path: issue.path, message: shorten(issue.message) }))
+  const first = merged[0]
   const message =
     first === undefined
       ? meaningOf("invalid_request")
       : first.path.length === 0
         ? first.message
         : `${first.path.join(".")}: ${first.message}`
-  return new ApiError({ code: "invalid_request", message, details: { issues } })
+  return new ApiError({ code: "invalid_request", message, details: { issues: merged } })
 }
+
+/** A failed decode as `invalid_request` (see `rejection`). */
+export const invalidRequest = (error: ParseResult.ParseError): ApiError => rejection(issuesOf(error))

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Effect, Either, FastCheck as fc, Schema } from "effect"
 import { ErrorBody, errorBodyFor, TranscribeRequest, UploadCreateRequest } from "../../src/api/index.js"
-import { ApiError, apiError, invalidRequest, meaningOf, statusOf } from "../../src/error/index.js"
+import { ApiError, apiError, invalidRequest, meaningOf, mergeIssues, statusOf } from "../../src/error/index.js"
 
 describe("ApiError", () => {
   it("converts to the error body and back without loss", () => {
@@ -98,5 +98,41 @@ describe("errorBodyFor", () => {
         expect(Schema.is(errorBodyFor("forbidden"))(body)).toBe(body.error === "forbidden")
       })
     )
+  })
+})
+
+describe("mergeIssues", () => {
+  const issue = fc.record({
+    path: fc.array(fc.oneof(fc.constantFrom("video", "mode", "limit"), fc.nat(3)), { maxLength: 2 }),
+    message: fc.oneof(
+      fc.constantFrom("Expected null, actual 5", "Expected undefined, actual 5", "Expected string, actual 5"),
+      fc.string({ minLength: 1 })
+    )
+  })
+
+  it("keeps one issue per field, in the order fields first appear", () =>
+    fc.assert(
+      fc.property(fc.array(issue, { maxLength: 20 }), (issues) => {
+        const merged = mergeIssues(issues)
+        const firstSeen = [...new Set(issues.map((i) => JSON.stringify(i.path)))]
+        expect(merged.map((i) => JSON.stringify(i.path))).toEqual(firstSeen)
+      })
+    ))
+
+  it("says something about every field it was told about", () =>
+    fc.assert(
+      fc.property(fc.array(issue, { minLength: 1, maxLength: 20 }), (issues) => {
+        for (const merged of mergeIssues(issues)) expect(merged.message.length).toBeGreaterThan(0)
+      })
+    ))
+
+  it("drops the null and undefined branches of an optional field and merges the expectations", () => {
+    expect(
+      mergeIssues([
+        { path: ["mode"], message: 'Expected "auto", actual "x"' },
+        { path: ["mode"], message: 'Expected "captions_only", actual "x"' },
+        { path: ["mode"], message: 'Expected null, actual "x"' }
+      ])
+    ).toEqual([{ path: ["mode"], message: 'Expected "auto" | "captions_only", actual "x"' }])
   })
 })

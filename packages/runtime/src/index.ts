@@ -1,0 +1,8 @@
+/**
+ * @verbatim/runtime: the config-chosen infrastructure of every Verbatim process (database, video
+ * platform, queue, rate limiter, secrets, webhooks), the use cases and the worker on top, built once
+ * for the server, the worker, the tests and the bench.
+ */
+export * from "./layers.js"
+export * from "./settings.js"
+export * from "./testing.js"

@@ -1,0 +1,128 @@
+/**
+ * The infrastructure of a Verbatim process, chosen by its settings and built once here for every
+ * app (server, worker, admin, MCP), the tests and the bench:
+ *
+ * - the database (PGlite in the data folder, or PostgreSQL), migrated before use, and the
+ *   repositories;
+ * - the video platform;
+ * - the work queue and the rate limiter: in memory, or on Redis when `REDIS_URL` is set;
+ * - node's secrets, the address resolver and the webhook sender.
+ *
+ * On top: the use cases (`servicesOn`) and the worker (`workerOn`, `runWorker`).
+ */
+import { hostname } from "node:os"
+import { NodeFileSystem } from "@effect/platform-node"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import {
+  AccountAdminLive,
+  type AddressResolver,
+  JobHandlers,
+  type RateLimiter,
+  type Secrets,
+  testWorkHandler,
+  UseCasesLive,
+  type VideoPlatform,
+  type WebhookSender,
+  Worker,
+  WorkerLive,
+  WorkerSettings,
+  type WorkQueue
+} from "@verbatim/core"
+import { NodeSecrets } from "@verbatim/crypto"
+import { type DatabaseSettings, databaseLayer, persistenceLayer, type Repositories } from "@verbatim/db"
+import { type CatalogueInvalid, type DemoCatalogue, DemoPlatform } from "@verbatim/demo-platform"
+import {
+  MemoryRateLimiter,
+  MemoryWorkQueue,
+  RedisConnection,
+  RedisRateLimiter,
+  type RedisSettings,
+  RedisWorkQueue
+} from "@verbatim/queue"
+import { NodeAddressResolver, NodeWebhookSender } from "@verbatim/webhooks"
+import { Effect, Layer, Option } from "effect"
+import type { InfrastructureSettings, WorkSettings } from "./settings.js"
+
+/** The persistence of the settings: PGlite in the data folder, or PostgreSQL; migrated when built. */
+export const persistenceFor = (database: DatabaseSettings) => persistenceLayer(databaseLayer(database))
+
+/** The video platform of the settings (only the demo platform in this release). */
+export const platformFor = (
+  settings: Pick<InfrastructureSettings, "demoCatalogue">
+): Layer.Layer<VideoPlatform | DemoCatalogue, CatalogueInvalid> =>
+  DemoPlatform.layer(settings.demoCatalogue).pipe(Layer.provide(NodeFileSystem.layer))
+
+/** The work queue and the rate limiter: in memory without `REDIS_URL`, else on Redis under the prefix. */
+export const queuesFor = (redis: RedisSettings) =>
+  Option.match(redis.url, {
+    onNone: () => Layer.merge(MemoryWorkQueue.layer, MemoryRateLimiter.layer),
+    onSome: (url) =>
+      Layer.merge(
+        RedisWorkQueue.layer({ prefix: redis.prefix }),
+        RedisRateLimiter.layer({ prefix: redis.prefix })
+      ).pipe(Layer.provide(RedisConnection.layer({ url, connectionName: "verbatim" })))
+  })
+
+/** Node's secrets, the address resolver and the webhook sender. */
+export const NodeServicesLive: Layer.Layer<Secrets | AddressResolver | WebhookSender> = Layer.mergeAll(
+  NodeSecrets.layer,
+  NodeAddressResolver.layer,
+  NodeWebhookSender.layer
+)
+
+/** Every port a use case or the worker may need. */
+export type Infrastructure =
+  | Repositories
+  | SqlClient.SqlClient
+  | VideoPlatform
+  | WorkQueue
+  | RateLimiter
+  | Secrets
+  | AddressResolver
+  | WebhookSender
+
+/** The infrastructure the settings choose. */
+export const infrastructureFor = (settings: InfrastructureSettings) =>
+  Layer.mergeAll(
+    persistenceFor(settings.database),
+    platformFor(settings),
+    queuesFor(settings.redis),
+    NodeServicesLive
+  )
+
+/** The use cases over an infrastructure, which stays provided too (for the worker and the tests). */
+export const servicesOn = <E>(infrastructure: Layer.Layer<Infrastructure, E>) =>
+  UseCasesLive.pipe(Layer.provideMerge(infrastructure))
+
+/** What the admin command needs: accounts, keys and grants over the given persistence. */
+export const adminOn = <E>(persistence: Layer.Layer<Repositories | SqlClient.SqlClient, E>) =>
+  AccountAdminLive.pipe(Layer.provide(Layer.merge(persistence, NodeSecrets.layer)))
+
+/** This process's name in leases: host, pid and a random part (unique even across restarts). */
+export const processOwner = (): string =>
+  `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`
+
+/** The handler of every kind of job this release runs. */
+export const JobHandlersLive = Layer.succeed(JobHandlers, new Map([["test.delay", testWorkHandler]]))
+
+/** The worker's settings from the infrastructure's. */
+export const workerSettingsOf = (work: WorkSettings, owner: string = processOwner()) =>
+  WorkerSettings.of({
+    owner,
+    lanes: [{ lane: "test.delay", concurrency: work.concurrency }],
+    webhookConcurrency: work.webhookConcurrency,
+    leaseMs: work.leaseMs,
+    reconcileEveryMs: work.reconcileEveryMs,
+    shutdownGraceMs: work.shutdownGraceMs,
+    maxAttempts: work.maxAttempts,
+    webhook: { timeoutMs: work.webhookTimeoutMs, allowedHosts: work.allowedHosts, schedule: work.schedule }
+  })
+
+/** The worker, over the use cases and infrastructure of `servicesOn`. */
+export const workerOn = (work: WorkSettings) =>
+  WorkerLive.pipe(
+    Layer.provide(Layer.merge(Layer.succeed(WorkerSettings, workerSettingsOf(work)), JobHandlersLive))
+  )
+
+/** Runs the worker for as long as the scope is open (the embedded server's worker fibers). */
+export const runWorker = Effect.flatMap(Worker, (worker) => worker.start)
