@@ -1,0 +1,434 @@
+/**
+ * The YouTube `VideoPlatform`: direct innertube calls over the injected `fetch`
+ * (docs/decisions.md, "YouTube adapter", says why not youtubei.js).
+ *
+ * - `video(id)`: the watch page (consent cookie, IP block, API key, publication date), then
+ *   `/player` as the ANDROID client; its playability status decides every refusal.
+ * - `captions(id, track)`: the track's timedtext URL as json3 (`tlang` for a translation), read by
+ *   our own parser; an empty body means YouTube wants a proof-of-origin token.
+ * - `playlist`, `uploads` (the channel's `UU…` playlist, newest first, dated from its Atom feed),
+ *   `channel` (handles and legacy names through `navigation/resolve_url`).
+ * - `audio(id)`: duration checked against the limit first, then yt-dlp when configured, else the
+ *   best direct audio format.
+ *
+ * Answers are cached for every account alike (the data is public; ownership lives in the
+ * database): details, caption texts and list pages, each cache bounded in size, with a time to
+ * live; concurrent requests for one key share one fetch. Facts about a video (unavailable,
+ * restricted, no such track) are kept for at most five minutes; the platform's own trouble
+ * (blocks, timeouts, unreadable answers) is not kept at all.
+ */
+import {
+  AudioUnavailable,
+  CaptionTrackNotFound,
+  type ChannelDetails,
+  CollectionNotFound,
+  DurationLimitExceeded,
+  PlatformBlocked,
+  type PlatformError,
+  PlatformFailure,
+  type PlaylistPage,
+  TranslationUnavailable,
+  type UploadsPage,
+  VideoPlatform
+} from "@verbatim/core"
+import { type Captions, type Ids, Reference, type Transcript } from "@verbatim/domain"
+import { Cache, Cause, type ConfigError, Duration, Effect, Either, Exit, Layer, Option, Ref } from "effect"
+import { chooseAudio, directAudio, ytDlpAudio } from "./audio.js"
+import {
+  browseBody,
+  browseUrl,
+  channelHead,
+  errorAlert,
+  feedDates,
+  feedUrl,
+  listPage,
+  type PlaylistHead,
+  playlistHead,
+  resolveBody,
+  resolvedChannel,
+  resolveUrl,
+  webHeaders
+} from "./browse.js"
+import { parseCaptions } from "./captions.js"
+import { YouTubeConfig, type YouTubeSettings } from "./config.js"
+import {
+  captionUrl,
+  parsePlayer,
+  playability,
+  playerRequest,
+  playerUrl,
+  readWatchPage,
+  type VideoRecord,
+  videoRecord,
+  type WatchPage,
+  wantsPoToken,
+  watchUrl
+} from "./player.js"
+import { makeTransport, type Reply } from "./transport.js"
+
+/** How long a fact about a video (unavailable, restricted, missing track) is kept at most. */
+export const factTtl = Duration.minutes(5)
+
+const facts = new Set<PlatformError["_tag"]>([
+  "VideoUnavailable",
+  "VideoRestricted",
+  "CaptionTrackNotFound",
+  "TranslationUnavailable",
+  "CollectionNotFound"
+])
+
+const parseJson = (reply: Reply, what: string): Either.Either<unknown, PlatformFailure> =>
+  Either.try({
+    try: (): unknown => JSON.parse(reply.body),
+    catch: () =>
+      new PlatformFailure({
+        reason: `${what} answered HTTP ${reply.status} with something that is not JSON (${JSON.stringify(reply.body.slice(0, 60))})`
+      })
+  })
+
+const refusedWith = (reply: Reply, what: string): PlatformError =>
+  reply.status === 401 || reply.status === 403
+    ? new PlatformBlocked({ kind: "other", reason: `${what} answered HTTP ${reply.status}` })
+    : new PlatformFailure({ reason: `${what} answered HTTP ${reply.status}` })
+
+/** The YouTube platform over the settings, using the `fetch` that `YouTubeFetch` provides. */
+export const make = (settings: YouTubeSettings) =>
+  Effect.gen(function* () {
+    const transport = yield* makeTransport(settings)
+    const consentCookie = yield* Ref.make<string | null>(null)
+    const ttl = settings.cacheTtl
+    const timeToLive = (exit: Exit.Exit<unknown, PlatformError>) =>
+      Exit.isSuccess(exit)
+        ? ttl
+        : Option.match(Cause.failureOption(exit.cause), {
+            onNone: () => Duration.zero,
+            onSome: (error) => (facts.has(error._tag) ? Duration.min(ttl, factTtl) : Duration.zero)
+          })
+    const cache = <K, A>(lookup: (key: K) => Effect.Effect<A, PlatformError>) =>
+      Cache.makeWith({ capacity: settings.cacheCapacity, lookup, timeToLive })
+
+    /** The watch page, past the consent interstitial (whose cookie is kept for later requests). */
+    const watchPage = (videoId: Ids.VideoId) =>
+      Effect.gen(function* () {
+        const get = (cookie: string | null) =>
+          transport.send({
+            method: "GET",
+            url: watchUrl(videoId),
+            headers: cookie === null ? {} : { cookie: `CONSENT=${cookie}` }
+          })
+        let reply = yield* get(yield* Ref.get(consentCookie))
+        let read = readWatchPage(reply.body, videoId)
+        if (read._tag === "Consent") {
+          const cookie = read.cookie
+          if (cookie === null) {
+            return yield* new PlatformBlocked({
+              kind: "consent",
+              reason: "YouTube shows its consent page, and the page lacks the value that accepts it"
+            })
+          }
+          yield* Ref.set(consentCookie, cookie)
+          reply = yield* get(cookie)
+          read = readWatchPage(reply.body, videoId)
+          if (read._tag === "Consent") {
+            return yield* new PlatformBlocked({
+              kind: "consent",
+              reason: "YouTube shows its consent page again after the consent cookie was sent"
+            })
+          }
+        }
+        if (reply.status === 401 || reply.status === 403) return yield* refusedWith(reply, "the watch page")
+        // Any other answer still lets /player speak for the video (a missing key is optional).
+        return read.page
+      })
+
+    const fetchVideo = (videoId: Ids.VideoId): Effect.Effect<VideoRecord, PlatformError> =>
+      transport
+        .rotating(
+          Effect.gen(function* () {
+            const page: WatchPage = yield* watchPage(videoId)
+            const request = playerRequest(videoId)
+            const reply = yield* transport.send({
+              method: "POST",
+              url: playerUrl(page.apiKey),
+              headers: request.headers,
+              body: request.body
+            })
+            if (reply.status >= 400) return yield* refusedWith(reply, "/player")
+            const player = yield* parsePlayer(reply.body)
+            yield* playability(player, videoId)
+            return videoRecord(player, videoId, page)
+          })
+        )
+        .pipe(
+          Effect.withSpan("youtube.video", { attributes: { video_id: videoId }, captureStackTrace: false })
+        )
+
+    const videos = yield* cache(fetchVideo)
+
+    const captionKey = (id: string, track: Captions.CaptionTrack, translateTo: string | undefined) =>
+      [id, track.kind, track.language.toLowerCase(), translateTo?.toLowerCase() ?? ""].join("\u0000")
+
+    const fetchCaptions = (key: string): Effect.Effect<ReadonlyArray<Transcript.Segment>, PlatformError> => {
+      const [id = "", kind = "", language = "", translateTo = ""] = key.split("\u0000")
+      return Effect.gen(function* () {
+        const record = yield* videos.get(id as Ids.VideoId)
+        const source = record.tracks.find(
+          (t) => t.track.kind === kind && t.track.language.toLowerCase() === language
+        )
+        if (source === undefined) return yield* new CaptionTrackNotFound({ videoId: id, language, kind })
+        const target =
+          translateTo === ""
+            ? undefined
+            : record.details.translationLanguages.find((l) => l.toLowerCase() === translateTo)
+        if (translateTo !== "" && (target === undefined || !source.translatable)) {
+          return yield* new TranslationUnavailable({ videoId: id, language: translateTo })
+        }
+        if (wantsPoToken(source.baseUrl)) {
+          return yield* new PlatformBlocked({
+            kind: "po_token_required",
+            reason: `the caption URLs of ${id} want a proof-of-origin token (exp=xpe); their texts answer empty without one`
+          })
+        }
+        const reply = yield* transport.rotating(
+          transport.send({ method: "GET", url: captionUrl(source.baseUrl, target) })
+        )
+        if (reply.status === 404) return yield* new CaptionTrackNotFound({ videoId: id, language, kind })
+        if (reply.status >= 400) return yield* refusedWith(reply, "the caption URL")
+        return yield* Either.mapLeft(
+          parseCaptions(reply.body, { rolling: kind === "auto" && target === undefined }),
+          (problem): PlatformError =>
+            problem._tag === "Empty"
+              ? new PlatformBlocked({
+                  kind: "po_token_required",
+                  reason: `the ${kind} ${language} captions of ${id} answered an empty body: YouTube wants a proof-of-origin token`
+                })
+              : new PlatformFailure({
+                  reason: `the ${kind} ${language} captions of ${id}: ${problem.reason}`
+                })
+        )
+      }).pipe(Effect.withSpan("youtube.captions", { attributes: { key }, captureStackTrace: false }))
+    }
+
+    const captionTexts = yield* cache(fetchCaptions)
+
+    /** A browse request; HTTP 400 and 404 mean there is no such list (`missing`). */
+    const browse = (
+      fields: { readonly browseId: string } | { readonly continuation: string },
+      missing: PlatformError
+    ) =>
+      transport
+        .rotating(
+          transport.send({ method: "POST", url: browseUrl, headers: webHeaders, body: browseBody(fields) })
+        )
+        .pipe(
+          Effect.flatMap((reply) =>
+            reply.status === 400 || reply.status === 404
+              ? Effect.fail(missing)
+              : reply.status >= 400
+                ? Effect.fail(refusedWith(reply, "browse"))
+                : parseJson(reply, "browse")
+          )
+        )
+
+    /** The first page of a playlist (its head and videos), or CollectionNotFound. */
+    const firstListPage = (browseId: string, notFound: (reason: string) => CollectionNotFound) =>
+      Effect.gen(function* () {
+        const answer = yield* browse({ browseId }, notFound("YouTube does not know it"))
+        const page = listPage(answer)
+        const head = playlistHead(answer)
+        const alert = errorAlert(answer)
+        if (page.videos.length === 0 && (alert !== null || head.title === null)) {
+          return yield* notFound(alert ?? "YouTube shows no list")
+        }
+        return { head, ...page }
+      })
+
+    const nextListPage = (continuation: string) =>
+      browse(
+        { continuation },
+        new PlatformFailure({ reason: "YouTube refused a continuation token of its own" })
+      ).pipe(Effect.map(listPage))
+
+    const playlistNotFound = (id: string) => (reason: string) =>
+      new CollectionNotFound({ kind: "playlist", id, reason })
+
+    const heads = yield* cache((id: Ids.PlaylistId) =>
+      firstListPage(`VL${id}`, playlistNotFound(id)).pipe(
+        Effect.withSpan("youtube.playlist", { attributes: { playlist_id: id }, captureStackTrace: false })
+      )
+    )
+
+    const pageOf = (
+      id: Ids.PlaylistId,
+      head: PlaylistHead,
+      page: ReturnType<typeof listPage>
+    ): PlaylistPage => ({
+      id,
+      ...head,
+      videos: page.videos,
+      continuation: page.continuation
+    })
+
+    const continuations = yield* cache((token: string) => nextListPage(token))
+
+    const resolved = yield* cache((url: string) =>
+      Effect.gen(function* () {
+        const reply = yield* transport.rotating(
+          transport.send({ method: "POST", url: resolveUrl, headers: webHeaders, body: resolveBody(url) })
+        )
+        const missing = new CollectionNotFound({
+          kind: "channel",
+          id: url,
+          reason: "YouTube does not know it"
+        })
+        if (reply.status === 400 || reply.status === 404) return yield* missing
+        if (reply.status >= 400) return yield* refusedWith(reply, "resolve_url")
+        const id = resolvedChannel(yield* parseJson(reply, "resolve_url"))
+        if (id === null) {
+          return yield* new CollectionNotFound({
+            kind: "channel",
+            id: url,
+            reason: "the URL does not lead to a channel"
+          })
+        }
+        return id
+      }).pipe(Effect.withSpan("youtube.resolve", { attributes: { url }, captureStackTrace: false }))
+    )
+
+    const channels = yield* cache((id: Ids.ChannelId) =>
+      Effect.gen(function* () {
+        const notFound = (reason: string) => new CollectionNotFound({ kind: "channel", id, reason })
+        const answer = yield* browse({ browseId: id }, notFound("YouTube does not know it"))
+        const alert = errorAlert(answer)
+        const head = channelHead(answer, id)
+        if (head === null) return yield* notFound(alert ?? "YouTube shows no channel page")
+        return { id, ...head } satisfies ChannelDetails
+      }).pipe(
+        Effect.withSpan("youtube.channel", { attributes: { channel_id: id }, captureStackTrace: false })
+      )
+    )
+
+    const firstUploads = yield* cache((id: Ids.ChannelId) =>
+      Effect.gen(function* () {
+        const page = yield* firstListPage(
+          `VLUU${id.slice(2)}`,
+          (reason) => new CollectionNotFound({ kind: "channel", id, reason })
+        )
+        // The Atom feed dates the newest uploads; without it they stay undated.
+        const dates = yield* transport.send({ method: "GET", url: feedUrl(id) }).pipe(
+          Effect.map((reply) => (reply.status === 200 ? feedDates(reply.body) : new Map())),
+          Effect.catchAll((error) =>
+            Effect.logDebug("youtube: the channel feed could not be read").pipe(
+              Effect.annotateLogs({ channel_id: id, reason: error.reason }),
+              Effect.as(new Map())
+            )
+          )
+        )
+        return {
+          channelId: id,
+          videos: page.videos.map((v) => ({ ...v, publishedAt: dates.get(v.id) ?? v.publishedAt })),
+          continuation: page.continuation
+        } satisfies UploadsPage
+      }).pipe(
+        Effect.withSpan("youtube.uploads", { attributes: { channel_id: id }, captureStackTrace: false })
+      )
+    )
+
+    return VideoPlatform.of({
+      video: (id) => Effect.map(videos.get(id), (record) => record.details),
+
+      captions: (id, track, options = {}) => captionTexts.get(captionKey(id, track, options.translateTo)),
+
+      playlist: (id, continuation) =>
+        Effect.gen(function* () {
+          const first = yield* heads.get(id)
+          if (continuation === undefined) return pageOf(id, first.head, first)
+          return pageOf(id, first.head, yield* continuations.get(continuation))
+        }),
+
+      channel: (ref) =>
+        Effect.gen(function* () {
+          const id = ref._tag === "Id" ? ref.id : yield* resolved.get(Reference.channelUrl(ref).toLowerCase())
+          return yield* channels.get(id)
+        }).pipe(
+          Effect.mapError((error) =>
+            error._tag === "CollectionNotFound" && ref._tag !== "Id"
+              ? new CollectionNotFound({
+                  kind: "channel",
+                  id: Reference.formatChannel(ref),
+                  reason: error.reason
+                })
+              : error
+          )
+        ),
+
+      uploads: (id, continuation) =>
+        continuation === undefined
+          ? firstUploads.get(id)
+          : Effect.map(continuations.get(continuation), (page) => ({
+              channelId: id,
+              videos: page.videos,
+              continuation: page.continuation
+            })),
+
+      audio: (id, { maxDurationSeconds }) =>
+        Effect.gen(function* () {
+          const record = yield* videos.get(id)
+          const chosen = chooseAudio(record.formats)
+          const seconds =
+            record.details.durationSeconds ??
+            Option.match(chosen.format, {
+              onNone: () => null,
+              onSome: (f) => (f.durationMs === null ? null : Math.ceil(f.durationMs / 1000))
+            })
+          if (seconds === null) {
+            return yield* new AudioUnavailable({
+              videoId: id,
+              reason: "YouTube does not tell the video's duration"
+            })
+          }
+          if (seconds > maxDurationSeconds) {
+            return yield* new DurationLimitExceeded({
+              videoId: id,
+              durationSeconds: seconds,
+              limitSeconds: maxDurationSeconds
+            })
+          }
+          if (Option.isSome(settings.ytDlpPath)) {
+            const proxy = yield* transport.proxy
+            return {
+              videoId: id,
+              durationSeconds: seconds,
+              mimeType: Option.match(chosen.format, { onNone: () => "audio/mp4", onSome: (f) => f.mimeType }),
+              contentLength: null,
+              bytes: ytDlpAudio(settings.ytDlpPath.value, id, proxy, settings.audioTimeout)
+            }
+          }
+          if (Option.isNone(chosen.format)) {
+            return yield* new AudioUnavailable({
+              videoId: id,
+              reason: chosen.ciphered
+                ? "its audio formats need the web player's signature decipher; install yt-dlp and set VERBATIM_YTDLP_PATH"
+                : "YouTube lists no audio format for it"
+            })
+          }
+          const format = chosen.format.value
+          return {
+            videoId: id,
+            durationSeconds: seconds,
+            mimeType: format.mimeType,
+            contentLength: format.contentLength,
+            bytes: directAudio(transport, id, format, settings.audioTimeout)
+          }
+        })
+    })
+  })
+
+/** The YouTube platform over the given settings (read them with `YouTubeConfig`). */
+export const layer = (settings: YouTubeSettings): Layer.Layer<VideoPlatform> =>
+  Layer.effect(VideoPlatform, make(settings))
+
+/** The YouTube platform over the settings of the environment (`YouTubeConfig`). */
+export const layerConfig: Layer.Layer<VideoPlatform, ConfigError.ConfigError> = Layer.unwrapEffect(
+  Effect.map(YouTubeConfig, layer)
+)
