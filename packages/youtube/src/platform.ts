@@ -104,8 +104,12 @@ export const make = (settings: YouTubeSettings) =>
             onNone: () => Duration.zero,
             onSome: (error) => (facts.has(error._tag) ? Duration.min(ttl, factTtl) : Duration.zero)
           })
+    /** A cache of `lookup`; a failure that is not a fact is dropped at once (a zero TTL lasts a millisecond). */
     const cache = <K, A>(lookup: (key: K) => Effect.Effect<A, PlatformError>) =>
-      Cache.makeWith({ capacity: settings.cacheCapacity, lookup, timeToLive })
+      Effect.map(Cache.makeWith({ capacity: settings.cacheCapacity, lookup, timeToLive }), (made) => ({
+        get: (key: K): Effect.Effect<A, PlatformError> =>
+          Effect.tapError(made.get(key), (error) => (facts.has(error._tag) ? Effect.void : made.invalidate(key)))
+      }))
 
     /** The watch page, past the consent interstitial (whose cookie is kept for later requests). */
     const watchPage = (videoId: Ids.VideoId) =>
@@ -154,6 +158,9 @@ export const make = (settings: YouTubeSettings) =>
               body: request.body
             })
             if (reply.status >= 400) return yield* refusedWith(reply, "/player")
+            if (readWatchPage(reply.body, videoId)._tag === "Consent") {
+              return yield* new PlatformBlocked({ kind: "consent", reason: "/player answered with the consent page" })
+            }
             const player = yield* parsePlayer(reply.body)
             yield* playability(player, videoId)
             return videoRecord(player, videoId, page)

@@ -1,0 +1,301 @@
+/**
+ * Surviving what YouTube throws: transient failures retried with backoff (bounded), reCAPTCHA and
+ * bot checks moving on to the next proxy, the concurrency bound and pacing, and the shared cache
+ * (one fetch for concurrent requests, bounded, with a time to live, never keeping the platform's
+ * own trouble).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Duration, Effect, Redacted } from "effect"
+import type { YouTubeSettings } from "../src/config.js"
+import {
+  errorPages,
+  recordedVideos,
+  recordedYouTube,
+  replayFetch,
+  replayLayer,
+  testSettings
+} from "../src/testing.js"
+import { VideoPlatform } from "@verbatim/core"
+import { answered, at, requestsTo, track, vid, withPlatform } from "./support.js"
+
+/** Answers `status` to the first `times` requests to `path`, then lets the recordings answer. */
+const failing = (path: string, times: number, status: number, headers: Record<string, string> = {}) => {
+  let left = times
+  return {
+    match: (r: { readonly url: URL }) => r.url.pathname === path && left-- > 0,
+    answer: () => ({ status, headers, body: `failure ${status}` })
+  }
+}
+
+describe("transient failures", () => {
+  it.live("a 503 twice is retried, and the third attempt answers", () =>
+    withPlatform(
+      (platform, replay) =>
+        Effect.gen(function* () {
+          const details = yield* platform.video(vid(recordedVideos.captioned))
+          expect(details.durationSeconds).toBe(316)
+          expect(requestsTo(replay, "/youtubei/v1/player")).toHaveLength(3)
+        }),
+      [failing("/youtubei/v1/player", 2, 503)]
+    )
+  )
+
+  it.live("5xx on every attempt: 503 platform_unavailable after 1 + retries attempts", () =>
+    withPlatform(
+      (platform, replay) =>
+        Effect.gen(function* () {
+          const error = yield* Effect.flip(platform.video(vid(recordedVideos.captioned)))
+          expect(answered(error)).toEqual(["PlatformUnavailable", "platform_unavailable", 503])
+          expect(error).toMatchObject({ attempts: 3 })
+          expect(requestsTo(replay, "/watch")).toHaveLength(3)
+        }),
+      [failing("/watch", 100, 502)],
+      { retries: 2 }
+    )
+  )
+
+  it.live("a 429 without a reCAPTCHA is retried; when it persists: 503 platform_blocked (rate_limited)", () =>
+    Effect.gen(function* () {
+      const recovered = yield* withPlatform(
+        (platform, replay) =>
+          platform.video(vid(recordedVideos.captioned)).pipe(Effect.map(() => requestsTo(replay, "/watch").length)),
+        [failing("/watch", 1, 429, { "retry-after": "0" })]
+      )
+      expect(recovered).toBe(2)
+      const error = yield* withPlatform(
+        (platform) => Effect.flip(platform.video(vid(recordedVideos.captioned))),
+        [failing("/watch", 100, 429)],
+        { retries: 1 }
+      )
+      expect([...answered(error), error._tag === "PlatformBlocked" && error.kind]).toEqual([
+        "PlatformBlocked",
+        "platform_blocked",
+        503,
+        "rate_limited"
+      ])
+    })
+  )
+
+  it.live("a network error or a request over the time limit is retried, then platform_unavailable", () =>
+    Effect.gen(function* () {
+      const broken = replayLayer(
+        () => () => Promise.reject(new TypeError("fetch failed: ECONNRESET")),
+        { ...testSettings, retries: 1 }
+      )
+      const error = yield* Effect.flip(
+        Effect.flatMap(VideoPlatform, (p) => p.video(vid(recordedVideos.captioned))).pipe(Effect.provide(broken))
+      )
+      expect(answered(error)).toEqual(["PlatformUnavailable", "platform_unavailable", 503])
+      expect(error).toMatchObject({ attempts: 2 })
+
+      const aborted: Array<boolean> = []
+      const hanging = replayLayer(
+        () => (request) =>
+          new Promise<Response>((_, reject) => {
+            request.signal.addEventListener("abort", () => {
+              aborted.push(true)
+              reject(new Error("aborted"))
+            })
+          }),
+        { ...testSettings, retries: 1, requestTimeout: Duration.millis(30) }
+      )
+      const slow = yield* Effect.flip(
+        Effect.flatMap(VideoPlatform, (p) => p.video(vid(recordedVideos.captioned))).pipe(Effect.provide(hanging))
+      )
+      expect(answered(slow)).toEqual(["PlatformUnavailable", "platform_unavailable", 503])
+      expect(slow).toMatchObject({ reason: expect.stringContaining("took longer than") })
+      expect(aborted).toEqual([true, true])
+    })
+  )
+
+  it.live("a refusal is not retried: the bot check asks once", () =>
+    withPlatform((platform, replay) =>
+      Effect.gen(function* () {
+        yield* Effect.flip(platform.video(vid(recordedVideos.botCheck)))
+        expect(requestsTo(replay, "/youtubei/v1/player")).toHaveLength(1)
+      })
+    )
+  )
+})
+
+describe("proxies", () => {
+  const proxies = ["http://one.example:8080", "http://two.example:8080", "http://three.example:8080"]
+  const settings = (n: number): YouTubeSettings => ({
+    ...testSettings,
+    proxies: proxies.slice(0, n).map((p) => Redacted.make(p))
+  })
+
+  it.live("a blocked proxy hands over to the next, which later requests keep using", () =>
+    Effect.gen(function* () {
+      const used: Array<string> = []
+      const blocked = replayFetch([at("/watch", () => errorPages.tooManyRequests()), ...recordedYouTube()])
+      const open = replayFetch(recordedYouTube())
+      const layer = replayLayer((proxy) => {
+        const name = proxy === null ? "direct" : Redacted.value(proxy)
+        return (request) => {
+          used.push(`${name} ${new URL(request.url).pathname}`)
+          return name === proxies[0] ? blocked.fetch(request) : open.fetch(request)
+        }
+      }, settings(3))
+      yield* Effect.gen(function* () {
+        const platform = yield* VideoPlatform
+        const details = yield* platform.video(vid(recordedVideos.captioned))
+        expect(details.title).toBe("Surface Go Review - It’s Awesome")
+        yield* platform.video(vid(recordedVideos.twoTracks))
+      }).pipe(Effect.provide(layer))
+      expect(used).toEqual([
+        `${proxies[0]} /watch`,
+        `${proxies[1]} /watch`,
+        `${proxies[1]} /youtubei/v1/player`,
+        `${proxies[1]} /watch`,
+        `${proxies[1]} /youtubei/v1/player`
+      ])
+    })
+  )
+
+  it.live("when every proxy is blocked, the block is answered after one try on each", () =>
+    Effect.gen(function* () {
+      const botCheck = replayFetch([
+        at("/youtubei/v1/player", () => ({
+          body: JSON.stringify({
+            playabilityStatus: { status: "LOGIN_REQUIRED", reason: "Sign in to confirm you’re not a bot" }
+          })
+        })),
+        ...recordedYouTube()
+      ])
+      const layer = replayLayer(() => botCheck.fetch, settings(2))
+      const error = yield* Effect.flip(
+        Effect.flatMap(VideoPlatform, (p) => p.video(vid(recordedVideos.captioned))).pipe(Effect.provide(layer))
+      )
+      expect(error).toMatchObject({ _tag: "PlatformBlocked", kind: "bot_check" })
+      expect(requestsTo(botCheck, "/youtubei/v1/player")).toHaveLength(2)
+    })
+  )
+})
+
+describe("the concurrency bound and pacing", () => {
+  it.live("never has more requests in flight than the bound", () =>
+    Effect.gen(function* () {
+      const replay = replayFetch(recordedYouTube())
+      let inFlight = 0
+      let most = 0
+      const layer = replayLayer(
+        () => async (request) => {
+          inFlight++
+          most = Math.max(most, inFlight)
+          await new Promise((resolve) => setTimeout(resolve, 5))
+          try {
+            return await replay.fetch(request)
+          } finally {
+            inFlight--
+          }
+        },
+        { ...testSettings, concurrency: 2 }
+      )
+      const ids = ["aaaaaaaaaa1", "aaaaaaaaaa2", "aaaaaaaaaa3", "aaaaaaaaaa4", "aaaaaaaaaa5", "aaaaaaaaaa6"]
+      yield* Effect.flatMap(VideoPlatform, (p) =>
+        Effect.forEach(ids, (id) => Effect.either(p.video(vid(id))), { concurrency: "unbounded" })
+      ).pipe(Effect.provide(layer))
+      expect(requestsTo(replay, "/youtubei/v1/player")).toHaveLength(6)
+      expect(most).toBe(2)
+    })
+  )
+
+  it.live("spaces the starts of requests by the minimum interval", () =>
+    Effect.gen(function* () {
+      const replay = replayFetch(recordedYouTube())
+      const starts: Array<number> = []
+      const layer = replayLayer(
+        () => (request) => {
+          starts.push(performance.now())
+          return replay.fetch(request)
+        },
+        { ...testSettings, concurrency: 4, minInterval: Duration.millis(40) }
+      )
+      yield* Effect.flatMap(VideoPlatform, (p) =>
+        Effect.forEach(["bbbbbbbbbb1", "bbbbbbbbbb2", "bbbbbbbbbb3"], (id) => Effect.either(p.video(vid(id))), {
+          concurrency: "unbounded"
+        })
+      ).pipe(Effect.provide(layer))
+      expect(starts).toHaveLength(6)
+      const gaps = starts.slice(1).map((t, i) => t - (starts[i] ?? 0))
+      // Timers may fire a millisecond early; never a whole interval early.
+      for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(35)
+    })
+  )
+})
+
+describe("the shared cache", () => {
+  it.live("concurrent requests for one video share one fetch; later ones are answered from the cache", () =>
+    withPlatform((platform, replay) =>
+      Effect.gen(function* () {
+        const id = vid(recordedVideos.captioned)
+        yield* Effect.all(
+          Array.from({ length: 20 }, () => platform.captions(id, track("en", "manual"))),
+          { concurrency: "unbounded" }
+        )
+        yield* platform.video(id)
+        yield* platform.captions(id, track("en", "manual"))
+        expect(requestsTo(replay, "/watch")).toHaveLength(1)
+        expect(requestsTo(replay, "/youtubei/v1/player")).toHaveLength(1)
+        expect(requestsTo(replay, "/api/timedtext")).toHaveLength(1)
+      })
+    )
+  )
+
+  it.live("keeps facts about a video, never the platform's trouble", () =>
+    Effect.gen(function* () {
+      const facts = yield* withPlatform((platform, replay) =>
+        Effect.gen(function* () {
+          yield* Effect.flip(platform.video(vid(recordedVideos.unavailable)))
+          yield* Effect.flip(platform.video(vid(recordedVideos.unavailable)))
+          return requestsTo(replay, "/youtubei/v1/player").length
+        })
+      )
+      expect(facts).toBe(1)
+      const trouble = yield* withPlatform(
+        (platform, replay) =>
+          Effect.gen(function* () {
+            const first = yield* Effect.flip(platform.video(vid(recordedVideos.captioned)))
+            expect(first._tag).toBe("PlatformUnavailable")
+            yield* platform.video(vid(recordedVideos.captioned))
+            return requestsTo(replay, "/youtubei/v1/player").length
+          }),
+        [failing("/youtubei/v1/player", 1, 500)],
+        { retries: 0 }
+      )
+      expect(trouble).toBe(2)
+    })
+  )
+
+  it.live("is bounded in size and forgets entries after their time to live", () =>
+    Effect.gen(function* () {
+      const bounded = yield* withPlatform(
+        (platform, replay) =>
+          Effect.gen(function* () {
+            for (const id of [recordedVideos.captioned, recordedVideos.twoTracks, recordedVideos.captioned]) {
+              yield* platform.video(vid(id))
+            }
+            return requestsTo(replay, "/youtubei/v1/player").length
+          }),
+        [],
+        { cacheCapacity: 1 }
+      )
+      expect(bounded).toBe(3)
+      const expiring = yield* withPlatform(
+        (platform, replay) =>
+          Effect.gen(function* () {
+            yield* platform.video(vid(recordedVideos.captioned))
+            yield* platform.video(vid(recordedVideos.captioned))
+            const cached = requestsTo(replay, "/youtubei/v1/player").length
+            yield* Effect.sleep(Duration.millis(80))
+            yield* platform.video(vid(recordedVideos.captioned))
+            return [cached, requestsTo(replay, "/youtubei/v1/player").length]
+          }),
+        [],
+        { cacheTtl: Duration.millis(50) }
+      )
+      expect(expiring).toEqual([1, 2])
+    })
+  )
+})
