@@ -21,7 +21,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { HttpServer } from "@effect/platform"
-import { NodeFileSystem, NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { HttpLive } from "@verbatim/api"
 import {
@@ -30,6 +30,7 @@ import {
   Transactor,
   type TranscriptRecord,
   Transcripts,
+  WebhookAllowList
 } from "@verbatim/core"
 import { persistenceLayer, pgliteLayer, postgresTestLayer } from "@verbatim/db"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
@@ -165,7 +166,8 @@ const program = Effect.gen(function* () {
       platformFor({ demoCatalogue: shippedCataloguePath }),
       MemoryWorkQueue.layer,
       Unlimited,
-      NodeServicesLive
+      NodeServicesLive,
+      Layer.succeed(WebhookAllowList, [])
     )
   )
   const server = HttpLive.pipe(

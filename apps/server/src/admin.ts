@@ -6,11 +6,10 @@
 import { ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { DatabaseConfig } from "@verbatim/db"
+import { adminOn, describeCause, persistenceFor } from "@verbatim/runtime"
 import { Cause, Console, Effect, Layer, Option } from "effect"
 import { runAdmin } from "./admin/commands.js"
 import { holdDataFolder } from "./data-lock.js"
-import { describeCause } from "./failure.js"
-import { adminOn, persistenceFor } from "@verbatim/runtime"
 
 const AdminLive = Layer.unwrapScoped(
   Effect.gen(function* () {

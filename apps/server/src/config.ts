@@ -11,7 +11,7 @@
  * | (the rest) | | see `packages/runtime/src/settings.ts` and the README |
  */
 import { InfrastructureConfig, type InfrastructureSettings } from "@verbatim/runtime"
-import { Config, type ConfigError, Option } from "effect"
+import { Config, Option } from "effect"
 
 export interface ServerSettings extends InfrastructureSettings {
   readonly port: number
@@ -35,6 +35,4 @@ export const ServerConfig: Config.Config<ServerSettings> = Config.all({
   }))
 )
 
-/** A configuration failure as one line for the operator. */
-export const describeConfigError = (error: ConfigError.ConfigError): string =>
-  `Invalid configuration: ${String(error)}`
+export { describeConfigError } from "@verbatim/runtime"

@@ -5,9 +5,9 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { HttpLive } from "@verbatim/api"
+import { Layer } from "effect"
 import type { ServerSettings } from "./config.js"
 import { makeNodeServer } from "./node-server.js"
-import { Layer } from "effect"
 
 /** The HTTP server of the settings, logging its address once listening. */
 export const httpFor = (settings: Pick<ServerSettings, "port" | "host">) =>

@@ -4,11 +4,10 @@
  * and serves the API until interrupted.
  */
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { describeCause, infrastructureFor, runWorker, servicesOn, workerOn } from "@verbatim/runtime"
 import { Console, Effect, Layer, Option } from "effect"
 import { ServerConfig, type ServerSettings } from "./config.js"
 import { holdDataFolder } from "./data-lock.js"
-import { describeCause } from "./failure.js"
-import { infrastructureFor, runWorker, servicesOn, workerOn } from "@verbatim/runtime"
 import { httpFor } from "./layers.js"
 import { seedAndReport } from "./seed.js"
 

@@ -22,6 +22,7 @@ import {
   testWorkHandler,
   UseCasesLive,
   type VideoPlatform,
+  WebhookAllowList,
   type WebhookSender,
   Worker,
   WorkerLive,
@@ -80,6 +81,7 @@ export type Infrastructure =
   | Secrets
   | AddressResolver
   | WebhookSender
+  | WebhookAllowList
 
 /** The infrastructure the settings choose. */
 export const infrastructureFor = (settings: InfrastructureSettings) =>
@@ -87,7 +89,8 @@ export const infrastructureFor = (settings: InfrastructureSettings) =>
     persistenceFor(settings.database),
     platformFor(settings),
     queuesFor(settings.redis),
-    NodeServicesLive
+    NodeServicesLive,
+    Layer.succeed(WebhookAllowList, settings.work.allowedHosts)
   )
 
 /** The use cases over an infrastructure, which stays provided too (for the worker and the tests). */

@@ -21,7 +21,7 @@
  * | VERBATIM_WEBHOOK_ALLOWED_HOSTS | none | hosts that may resolve to private addresses (comma-separated) |
  * | VERBATIM_WEBHOOK_SCHEDULE | 0,5s,5m,30m,2h,5h,10h,10h | waits before each delivery attempt |
  */
-import { type DatabaseSettings, DatabaseConfig } from "@verbatim/db"
+import { DatabaseConfig, type DatabaseSettings } from "@verbatim/db"
 import { demoCataloguePath } from "@verbatim/demo-platform"
 import { Webhook } from "@verbatim/domain"
 import { RedisConfig, type RedisSettings } from "@verbatim/queue"
@@ -110,7 +110,8 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
     redis,
     work: {
       ...work,
-      embedded: Option.getOrElse(workerMode, () => (Option.isNone(redis.url) ? "embedded" : "off")) === "embedded"
+      embedded:
+        Option.getOrElse(workerMode, () => (Option.isNone(redis.url) ? "embedded" : "off")) === "embedded"
     }
   }))
 )

@@ -5,10 +5,13 @@
  * node's secrets and webhook sender. Work settings are fast: short leases, quick reconciling, a
  * millisecond retry schedule, and local receivers allowed.
  */
+import { AddressResolver, ResolveFailed, WebhookAllowList } from "@verbatim/core"
+import { NodeSecrets } from "@verbatim/crypto"
 import { persistenceLayer, TestDatabaseLive } from "@verbatim/db"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
-import { Layer, Option, Redacted } from "effect"
-import { NodeServicesLive, platformFor, queuesFor } from "./layers.js"
+import { NodeWebhookSender } from "@verbatim/webhooks"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { platformFor, queuesFor } from "./layers.js"
 import type { WorkSettings } from "./settings.js"
 
 /** Fast work settings for tests. */
@@ -21,10 +24,37 @@ export const testWorkSettings = (overrides: Partial<WorkSettings> = {}): WorkSet
   shutdownGraceMs: 1_000,
   maxAttempts: 5,
   webhookTimeoutMs: 2_000,
-  allowedHosts: ["127.0.0.1", "localhost", "::1"],
+  allowedHosts: testAllowedHosts,
   schedule: { delaysMs: [0, 50, 100, 200, 400, 800], jitter: 0 },
   ...overrides
 })
+
+/**
+ * Host names the tests use, with their addresses: tests never reach a real DNS server (there is no
+ * network), so names resolve from this table, like an `/etc/hosts` file; any other name does not
+ * resolve. `NodeAddressResolver` itself is tested in `@verbatim/webhooks`.
+ */
+export const testHosts: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
+  ["hooks.example.com", ["93.184.215.14"]],
+  ["example.com", ["93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c"]],
+  ["internal.example.com", ["10.1.2.3"]],
+  ["metadata.example.com", ["169.254.169.254"]],
+  ["localhost", ["127.0.0.1", "::1"]]
+])
+
+/** An `AddressResolver` over a fixed table of names (see `testHosts`). */
+export const staticResolver = (table: ReadonlyMap<string, ReadonlyArray<string>>) =>
+  Layer.succeed(AddressResolver, {
+    resolve: (host) => {
+      const addresses = table.get(host.toLowerCase())
+      return addresses === undefined || addresses.length === 0
+        ? Effect.fail(new ResolveFailed({ host, reason: "no such name in the test hosts table" }))
+        : Effect.succeed(addresses)
+    }
+  })
+
+/** The hosts tests may deliver webhooks to although they resolve to loopback. */
+export const testAllowedHosts: ReadonlyArray<string> = ["127.0.0.1", "localhost", "::1"]
 
 export interface TestInfrastructureOptions {
   /** Use Redis (`REDIS_URL`) under this key prefix instead of the in-memory queue and limiter. */
@@ -42,6 +72,9 @@ export const testInfrastructure = (options: TestInfrastructureOptions = {}) => {
     persistenceLayer(TestDatabaseLive),
     platformFor({ demoCatalogue: shippedCataloguePath }),
     queuesFor(redis),
-    NodeServicesLive
+    NodeSecrets.layer,
+    NodeWebhookSender.layer,
+    staticResolver(testHosts),
+    Layer.succeed(WebhookAllowList, testAllowedHosts)
   )
 }

@@ -1,12 +1,14 @@
 /**
- * The checks of a transcribe request before any I/O: the mode (spec rules 1-5 with the account
- * default), the ASR options as they will apply, and the video reference. Each failure names its
- * field in a 400 `invalid_request`.
+ * The checks of a transcribe request before any work: the mode (spec rules 1-5 with the account
+ * default), the ASR options as they will apply, the webhook's addresses when it will be used, and
+ * the video reference. Each failure names its field in a 400 `invalid_request`.
  */
 import { type Api, Asr, type Errors, type Ids, Mode, Reference } from "@verbatim/domain"
 import { Effect, Either } from "effect"
 import type { Account } from "../ports/accounts.js"
+import type { AddressResolver } from "../ports/webhooks.js"
 import { fromAsrOptionsError, fromModeError, fromReferenceError } from "./failures.js"
+import { checkWebhookUrl, WebhookAllowList } from "./webhook-url.js"
 
 export interface ResolvedRequest {
   readonly mode: Mode.ResolvedMode
@@ -24,7 +26,7 @@ export interface ResolvedRequest {
 export const resolveRequest = (
   account: Account,
   request: Api.TranscribeRequest
-): Effect.Effect<ResolvedRequest, Errors.ApiError> =>
+): Effect.Effect<ResolvedRequest, Errors.ApiError, AddressResolver | WebhookAllowList> =>
   Effect.gen(function* () {
     const mode = yield* Either.mapLeft(
       Mode.resolveMode(
@@ -41,6 +43,8 @@ export const resolveRequest = (
       fromModeError
     )
     const asr = yield* Either.mapLeft(Asr.normalise(request.asr_options), fromAsrOptionsError)
+    // A webhook that will be used must not reach a private address (DESIGN decision 6).
+    if (mode.webhookUrl !== undefined) yield* checkWebhookUrl(mode.webhookUrl, yield* WebhookAllowList)
     const target: ResolvedRequest["target"] =
       mode.input === "upload"
         ? { _tag: "upload", id: request.upload_id ?? "" }

@@ -22,10 +22,12 @@ import { Ledger } from "../ports/ledger.js"
 import { Secrets } from "../ports/secrets.js"
 import { type TranscriptRecord, Transcripts } from "../ports/transcripts.js"
 import { type VideoDetails, VideoPlatform } from "../ports/video-platform.js"
+import { AddressResolver } from "../ports/webhooks.js"
 import { fromPlatformError, notFound } from "./failures.js"
 import { JobLifecycle } from "./job-lifecycle.js"
 import { transcribeData } from "./payload.js"
 import { resolveRequest } from "./transcribe-request.js"
+import { WebhookAllowList } from "./webhook-url.js"
 
 /** Said with every quote: how to confirm it. */
 export const confirmationSuggestion =
@@ -41,10 +43,15 @@ export const makeTranscribe = Effect.gen(function* () {
   const lifecycle = yield* JobLifecycle
   const ledger = yield* Ledger
   const secrets = yield* Secrets
+  const resolver = yield* AddressResolver
+  const allowList = yield* WebhookAllowList
 
   return (account: Account, request: Api.TranscribeRequest) =>
     Effect.gen(function* () {
-      const resolved = yield* resolveRequest(account, request)
+      const resolved = yield* resolveRequest(account, request).pipe(
+        Effect.provideService(AddressResolver, resolver),
+        Effect.provideService(WebhookAllowList, allowList)
+      )
       const now = yield* DateTime.now
       const requestId = (yield* secrets.uuid) as Ids.RequestId
       const jobId = (yield* secrets.uuid) as Ids.JobId
@@ -77,17 +84,19 @@ export const makeTranscribe = Effect.gen(function* () {
 
       /** Records the request as a failed job, then fails with the error, naming that job. */
       const failWith = (error: Errors.ApiError, details?: VideoDetails) =>
-        lifecycle.create(job({ status: "failed", error: error.message, videoTitle: details?.title ?? null })).pipe(
-          Effect.zipRight(
-            Effect.fail(
-              new Errors.ApiError({
-                code: error.code,
-                message: error.message,
-                details: { ...error.details, job_id: jobId }
-              })
+        lifecycle
+          .create(job({ status: "failed", error: error.message, videoTitle: details?.title ?? null }))
+          .pipe(
+            Effect.zipRight(
+              Effect.fail(
+                new Errors.ApiError({
+                  code: error.code,
+                  message: error.message,
+                  details: { ...error.details, job_id: jobId }
+                })
+              )
             )
           )
-        )
 
       const completed = (record: TranscriptRecord, credits: Credits.Credits) =>
         new Api.TranscribeCompleted({
@@ -101,13 +110,11 @@ export const makeTranscribe = Effect.gen(function* () {
 
       /** An owned transcript, served again for 0 credits (DESIGN decision 5). */
       const serveOwned = (record: TranscriptRecord) =>
-        lifecycle
-          .record(job({ status: "completed" }), { _tag: "Served", transcript: record }, now)
-          .pipe(
-            // Serving charges nothing, so the balance cannot be short.
-            Effect.catchTag("InsufficientCredits", Effect.die),
-            Effect.as(completed(record, 0))
-          )
+        lifecycle.record(job({ status: "completed" }), { _tag: "Served", transcript: record }, now).pipe(
+          // Serving charges nothing, so the balance cannot be short.
+          Effect.catchTag("InsufficientCredits", Effect.die),
+          Effect.as(completed(record, 0))
+        )
 
       const serveCaptions = (videoId: Ids.VideoId, details: VideoDetails, track: Captions.CaptionTrack) =>
         Effect.gen(function* () {

@@ -7,7 +7,7 @@
  * through. The sender checks again at delivery, against the address it connects to.
  */
 import { type Errors, Webhook } from "@verbatim/domain"
-import { Config, Effect, Either } from "effect"
+import { Config, Context, Effect, Either } from "effect"
 import { AddressResolver } from "../ports/webhooks.js"
 import { fieldError } from "./failures.js"
 
@@ -15,6 +15,12 @@ import { fieldError } from "./failures.js"
 export const webhookAllowedHostsConfig: Config.Config<ReadonlyArray<string>> = Config.string(
   "VERBATIM_WEBHOOK_ALLOWED_HOSTS"
 ).pipe(Config.withDefault(""), Config.map(Webhook.parseAllowedHosts))
+
+/** The allow-list in force (from `webhookAllowedHostsConfig`), for use cases that check webhooks. */
+export class WebhookAllowList extends Context.Tag("@verbatim/core/WebhookAllowList")<
+  WebhookAllowList,
+  ReadonlyArray<string>
+>() {}
 
 const refuse = (reason: string): Errors.ApiError => fieldError(["webhook_url"], reason)
 

@@ -1,8 +1,11 @@
-/** How a failed start (server or admin command) is told to the operator: one readable message. */
+/** How a failed start (server, worker or admin command) is told to the operator: one readable message. */
 
 import { CatalogueInvalid } from "@verbatim/demo-platform"
 import { Cause, ConfigError, Option } from "effect"
-import { describeConfigError } from "./config.js"
+
+/** A configuration failure as one line for the operator. */
+export const describeConfigError = (error: ConfigError.ConfigError): string =>
+  `Invalid configuration: ${String(error)}`
 
 const messageOf = (value: unknown): string | undefined =>
   typeof value === "object" && value !== null && "message" in value && typeof value.message === "string"
