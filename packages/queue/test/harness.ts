@@ -4,11 +4,28 @@
  * `VERBATIM_REDIS_PREFIX` (other runs share the server) and deletes its keys afterwards.
  */
 import { randomUUID } from "node:crypto"
-import { layer, type Vitest } from "@effect/vitest"
-import { WorkQueue } from "@verbatim/core"
-import { Context, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { afterAll, describe, layer, type Vitest } from "@effect/vitest"
+import { type RateLimiter, WorkQueue } from "@verbatim/core"
+import {
+  Context,
+  Duration,
+  Effect,
+  Layer,
+  ManagedRuntime,
+  Option,
+  Redacted,
+  Schedule,
+  type Scope
+} from "effect"
 import type { Redis } from "ioredis"
-import { MemoryWorkQueue, RedisConnection, RedisWorkQueue } from "../src/index.js"
+import {
+  connect,
+  MemoryRateLimiter,
+  MemoryWorkQueue,
+  RedisConnection,
+  RedisRateLimiter,
+  RedisWorkQueue
+} from "../src/index.js"
 
 export const redisUrl: Option.Option<Redacted.Redacted<string>> = Option.fromNullable(
   process.env.REDIS_URL?.trim() || undefined
@@ -39,10 +56,19 @@ export const deleteKeys = (client: Redis, prefix: string): Effect.Effect<void> =
 export const testConnection = (url: Redacted.Redacted<string>, id: string): Layer.Layer<RedisConnection> =>
   RedisConnection.layer({ url, connectionName: `verbatim-test-${id}` }).pipe(Layer.orDie)
 
-/** Deletes the prefix's keys when the layer is released (after what it provides to). */
-export const cleanupLayer = (prefix: string): Layer.Layer<never, never, RedisConnection> =>
+/**
+ * Deletes the prefix's keys when the layer is released (after what it provides to), over a
+ * connection of its own, so a suite that broke its connections still cleans up.
+ */
+export const cleanupLayer = (url: Redacted.Redacted<string>, prefix: string): Layer.Layer<never> =>
   Layer.scopedDiscard(
-    Effect.flatMap(RedisConnection, (client) => Effect.addFinalizer(() => deleteKeys(client, prefix)))
+    Effect.addFinalizer(() =>
+      Effect.scoped(
+        Effect.flatMap(connect({ url, connectionName: "verbatim-test-cleanup" }), (client) =>
+          deleteKeys(client, prefix)
+        )
+      ).pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not delete test keys", cause)))
+    )
   )
 
 export type QueueName = "memory" | "redis"
@@ -72,13 +98,14 @@ export interface RedisWorkQueueOptionsForTests {
   readonly lockDurationMs: number
   readonly stalledIntervalMs: number
   readonly drainDelaySeconds: number
+  readonly closeGraceMs: number
 }
 
 /** Kills, from a separate connection, every client whose name carries the suite's id. */
 const killConnections = (url: Redacted.Redacted<string>, id: string): Effect.Effect<number> =>
   Effect.scoped(
     Effect.gen(function* () {
-      const killer = yield* RedisConnection.pipe(Effect.provide(testConnection(url, "killer")))
+      const killer = yield* connect({ url, connectionName: "verbatim-test-killer" }).pipe(Effect.orDie)
       const list = yield* Effect.promise(() => killer.client("LIST") as Promise<string>)
       const ids = list
         .split("\n")
@@ -125,10 +152,11 @@ const redisImplementation = (url: Redacted.Redacted<string>): TestQueueImplement
           prefix,
           lockDurationMs: redisOptions.lockDurationMs ?? 5_000,
           stalledIntervalMs: redisOptions.stalledIntervalMs ?? 1_000,
-          drainDelaySeconds: redisOptions.drainDelaySeconds ?? 1
+          drainDelaySeconds: redisOptions.drainDelaySeconds ?? 1,
+          closeGraceMs: redisOptions.closeGraceMs ?? 1_000
         })
         return Layer.merge(queue, kit).pipe(
-          Layer.provideMerge(cleanupLayer(prefix)),
+          Layer.provideMerge(cleanupLayer(url, prefix)),
           Layer.provide(testConnection(url, id))
         )
       })
@@ -189,3 +217,69 @@ export const drained = (lane: string): Effect.Effect<void, unknown, WorkQueue> =
       (depth) => depth.waiting === 0 && depth.delayed === 0 && depth.active === 0
     )
   )
+
+export type LimiterName = "memory" | "redis"
+
+export interface TestLimiterImplementation {
+  readonly name: LimiterName
+  /** A fresh limiter: no bucket shared with any other limiter made here. */
+  readonly make: Effect.Effect<RateLimiter["Type"], never, Scope.Scope>
+  /** A fresh limiter as the port's layer. */
+  readonly layer: Layer.Layer<RateLimiter>
+}
+
+const memoryLimiter: TestLimiterImplementation = {
+  name: "memory",
+  make: MemoryRateLimiter.make,
+  layer: MemoryRateLimiter.layer
+}
+
+/**
+ * The Redis limiter on one connection per suite (built on first use, closed with `afterAll`), each
+ * limiter under its own prefix. Its clock is Effect's, so `TestClock` drives the Lua script exactly
+ * as it drives the memory limiter; the Redis clock is tested on its own.
+ */
+const redisLimiter = (url: Redacted.Redacted<string>): TestLimiterImplementation => {
+  const { id, prefix } = freshPrefix()
+  const connection = ManagedRuntime.make(testConnection(url, id))
+  afterAll(async () => {
+    await connection.runPromise(Effect.flatMap(RedisConnection, (client) => deleteKeys(client, prefix)))
+    await connection.dispose()
+  })
+  let limiters = 0
+  const options = () => {
+    limiters += 1
+    return { prefix: `${prefix}${limiters}:`, clock: "effect" as const }
+  }
+  const context = Effect.map(
+    Effect.promise(() => connection.runtime()),
+    (runtime) => runtime.context
+  )
+  return {
+    name: "redis",
+    make: Effect.flatMap(context, (ctx) => Effect.provide(RedisRateLimiter.make(options()), ctx)),
+    layer: Layer.unwrapEffect(
+      Effect.map(context, (ctx) =>
+        RedisRateLimiter.layer(options()).pipe(Layer.provide(Layer.succeedContext(ctx)))
+      )
+    )
+  }
+}
+
+/** `describe`s the suite once per limiter (`"<name> [memory]"`, `"<name> [redis]"`). */
+export const describeEachLimiter = (
+  name: string,
+  suite: (limiter: TestLimiterImplementation) => void
+): void => {
+  const implementations: ReadonlyArray<{ name: LimiterName; build: () => TestLimiterImplementation }> = [
+    { name: "memory", build: () => memoryLimiter },
+    ...Option.match(redisUrl, {
+      onNone: () => [],
+      onSome: (url) => [{ name: "redis" as const, build: () => redisLimiter(url) }]
+    })
+  ]
+  for (const implementation of implementations) {
+    // Built inside `describe`, so a Redis limiter's `afterAll` belongs to its suite.
+    describe(`${name} [${implementation.name}]`, () => suite(implementation.build()))
+  }
+}

@@ -1,8 +1,14 @@
+/**
+ * The rate limiter's semantics (core's `RateLimiter` port, DESIGN decision 10), on every
+ * implementation: memory always, Redis when `REDIS_URL` is set (driven by `TestClock` through the
+ * Effect clock option; the Redis clock has its own tests in `redis-rate-limiter.test.ts`).
+ */
 import { describe, expect, it } from "@effect/vitest"
 import { RateLimiter } from "@verbatim/core"
 import { Plan } from "@verbatim/domain"
-import { Arbitrary, Duration, Effect, FastCheck as fc, TestClock, TestContext } from "effect"
+import { Arbitrary, Duration, Effect, FastCheck as fc, type Scope, TestClock, TestContext } from "effect"
 import { MemoryRateLimiter } from "../src/index.js"
+import { describeEachLimiter } from "./harness.js"
 
 const plans = Arbitrary.make(Plan.Plan)
 
@@ -15,47 +21,51 @@ const steps = fc.array(
   { minLength: 1, maxLength: 60 }
 )
 
-const runTest = <A, E>(effect: Effect.Effect<A, E>) =>
-  Effect.runPromise(Effect.provide(effect, TestContext.TestContext))
+const runTest = <A, E>(effect: Effect.Effect<A, E, Scope.Scope>) =>
+  Effect.runPromise(Effect.provide(Effect.scoped(effect), TestContext.TestContext))
 
-describe("MemoryRateLimiter", () => {
-  it("never grants more than burst + rate × elapsed over any window, with concurrent takes", () =>
-    fc.assert(
-      fc.asyncProperty(plans, steps, (plan, script) =>
-        runTest(
-          Effect.gen(function* () {
-            const limiter = yield* MemoryRateLimiter.make
-            const limit = Plan.limitsFor(plan)
-            const grants: Array<{ at: number; count: number }> = []
-            let now = 0
-            for (const step of script) {
-              yield* TestClock.adjust(Duration.millis(step.gapMs))
-              now += step.gapMs
-              const verdicts = yield* Effect.all(
-                Array.from({ length: step.requests }, () => limiter.take("account:a", limit)),
-                { concurrency: "unbounded" }
-              )
-              grants.push({ at: now, count: verdicts.filter((v) => v.allowed).length })
-            }
-            for (let i = 0; i < grants.length; i++) {
-              let granted = 0
-              for (let j = i; j < grants.length; j++) {
-                granted += grants[j]?.count ?? 0
-                const elapsedMs = (grants[j]?.at ?? 0) - (grants[i]?.at ?? 0)
-                expect(granted).toBeLessThanOrEqual(
-                  limit.burst + (limit.requestsPerSecond * elapsedMs) / 1000
+describeEachLimiter("RateLimiter", (implementation) => {
+  it(
+    "never grants more than burst + rate × elapsed over any window, with concurrent takes",
+    () =>
+      fc.assert(
+        fc.asyncProperty(plans, steps, (plan, script) =>
+          runTest(
+            Effect.gen(function* () {
+              const limiter = yield* implementation.make
+              const limit = Plan.limitsFor(plan)
+              const grants: Array<{ at: number; count: number }> = []
+              let now = 0
+              for (const step of script) {
+                yield* TestClock.adjust(Duration.millis(step.gapMs))
+                now += step.gapMs
+                const verdicts = yield* Effect.all(
+                  Array.from({ length: step.requests }, () => limiter.take("account:a", limit)),
+                  { concurrency: "unbounded" }
                 )
+                grants.push({ at: now, count: verdicts.filter((v) => v.allowed).length })
               }
-            }
-          })
-        )
+              for (let i = 0; i < grants.length; i++) {
+                let granted = 0
+                for (let j = i; j < grants.length; j++) {
+                  granted += grants[j]?.count ?? 0
+                  const elapsedMs = (grants[j]?.at ?? 0) - (grants[i]?.at ?? 0)
+                  expect(granted).toBeLessThanOrEqual(
+                    limit.burst + (limit.requestsPerSecond * elapsedMs) / 1000
+                  )
+                }
+              }
+            })
+          )
+        ),
+        { numRuns: 60 }
       ),
-      { numRuns: 60 }
-    ))
+    120_000
+  )
 
-  it.effect("a full bucket grants exactly burst requests at one instant, however many arrive together", () =>
+  it.scoped("a full bucket grants exactly burst requests at one instant, however many arrive together", () =>
     Effect.gen(function* () {
-      const limiter = yield* MemoryRateLimiter.make
+      const limiter = yield* implementation.make
       for (const plan of Plan.allPlans) {
         const limit = Plan.limitsFor(plan)
         const verdicts = yield* Effect.all(
@@ -67,9 +77,9 @@ describe("MemoryRateLimiter", () => {
     })
   )
 
-  it.effect("keys are independent: emptying one bucket leaves the others full", () =>
+  it.scoped("keys are independent: emptying one bucket leaves the others full", () =>
     Effect.gen(function* () {
-      const limiter = yield* MemoryRateLimiter.make
+      const limiter = yield* implementation.make
       const free = Plan.limitsFor("free")
       for (let i = 0; i < 10; i++) yield* limiter.take("account:a", free)
       expect((yield* limiter.take("account:a", free)).allowed).toBe(false)
@@ -79,9 +89,9 @@ describe("MemoryRateLimiter", () => {
     })
   )
 
-  it.effect("the verdict carries the header values: limit, remaining, reset and Retry-After", () =>
+  it.scoped("the verdict carries the header values: limit, remaining, reset and Retry-After", () =>
     Effect.gen(function* () {
-      const limiter = yield* MemoryRateLimiter.make
+      const limiter = yield* implementation.make
       const free = Plan.limitsFor("free")
       const first = yield* limiter.take("k", free)
       expect(first).toEqual({ allowed: true, limit: 2, remaining: 1, resetSeconds: 1, retryAfterSeconds: 0 })
@@ -95,9 +105,9 @@ describe("MemoryRateLimiter", () => {
     })
   )
 
-  it.effect("sustained traffic passes at the plan's rate", () =>
+  it.scoped("sustained traffic passes at the plan's rate", () =>
     Effect.gen(function* () {
-      const limiter = yield* MemoryRateLimiter.make
+      const limiter = yield* implementation.make
       const basic = Plan.limitsFor("basic")
       let granted = 0
       // 10 seconds, 10 attempts every 100 ms (the last at 9,900 ms): the burst, then 25 per second.
@@ -110,6 +120,17 @@ describe("MemoryRateLimiter", () => {
     })
   )
 
+  it.effect("the layer provides the RateLimiter port", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter
+      const verdict = yield* limiter.take("k", Plan.limitsFor("business"))
+      expect(verdict).toMatchObject({ allowed: true, limit: 100, remaining: 99 })
+    }).pipe(Effect.provide(implementation.layer))
+  )
+})
+
+// Sweeping is how the memory limiter stays bounded; Redis keys expire instead (tested on their own).
+describe("MemoryRateLimiter", () => {
   it.effect("idle full buckets are swept, so memory stays bounded", () =>
     Effect.gen(function* () {
       const limiter = yield* MemoryRateLimiter.make
@@ -137,13 +158,5 @@ describe("MemoryRateLimiter", () => {
       expect(yield* limiter.size).toBe(2)
       expect((yield* limiter.take("busy", free)).allowed).toBe(false)
     })
-  )
-
-  it.effect("the layer provides the RateLimiter port", () =>
-    Effect.gen(function* () {
-      const limiter = yield* RateLimiter
-      const verdict = yield* limiter.take("k", Plan.limitsFor("business"))
-      expect(verdict).toMatchObject({ allowed: true, limit: 100, remaining: 99 })
-    }).pipe(Effect.provide(MemoryRateLimiter.layer))
   )
 })

@@ -27,7 +27,7 @@ import {
   type WorkOffer,
   WorkQueue
 } from "@verbatim/core"
-import { type Job, Queue, Worker } from "bullmq"
+import { type Job, Queue, WaitingError, Worker } from "bullmq"
 import { Cause, type ConfigError, Duration, Effect, Exit, Layer, Runtime, Schema, type Scope } from "effect"
 import type { Redis } from "ioredis"
 import { RedisConfig, RedisConnection } from "../redis/connection.js"
@@ -45,6 +45,11 @@ export interface RedisWorkQueueOptions {
   readonly drainDelaySeconds?: number | undefined
   /** Offers and depth reads fail with `QueueError` after this long (default 5 seconds). */
   readonly operationTimeout?: Duration.DurationInput | undefined
+  /**
+   * Once the handlers in hand have finished, how long closing a consumer waits for BullMQ to close
+   * its worker before dropping the worker's connections (default 5 seconds; see `closeWorker`).
+   */
+  readonly closeGraceMs?: number | undefined
 }
 
 /** The data of a BullMQ job: the item and its fairness rank. */
@@ -110,6 +115,32 @@ const logHandlerFailure = (item: WorkItem, cause: Cause.Cause<unknown>): Effect.
     : Effect.logError("work item handler died", cause)
   ).pipe(Effect.annotateLogs({ lane: item.lane, itemId: item.id, accountId: item.accountId }))
 
+const sleep = (ms: number): Promise<"timeout"> =>
+  new Promise((resolve) => setTimeout(() => resolve("timeout"), ms).unref())
+
+/**
+ * Closes a consumer's worker: BullMQ's graceful close (no new job; wait for the jobs in hand), but
+ * never stuck on it. BullMQ's close waits for its blocking connection to end, which never happens
+ * while that connection is reconnecting (Redis down or just restarted: taskforcesh/bullmq#4656).
+ * So the handlers in hand are awaited here, whatever Redis does; then the close gets `graceMs`,
+ * after which the worker's connections (never the shared one) are dropped (the jobs whose handlers finished but whose
+ * completion Redis never heard of are delivered again after the stall timeout: at least once).
+ */
+const closeWorker = async (
+  worker: Worker,
+  handlers: Set<Promise<void>>,
+  graceMs: number
+): Promise<boolean> => {
+  const closing = worker.close().then(
+    () => "closed" as const,
+    () => "closed" as const
+  )
+  while (handlers.size > 0) await Promise.allSettled(Array.from(handlers))
+  if ((await Promise.race([closing, sleep(graceMs)])) === "closed") return true
+  await Promise.race([worker.disconnect().catch(() => undefined), sleep(1_000)])
+  return false
+}
+
 export const make = (
   options: RedisWorkQueueOptions
 ): Effect.Effect<WorkQueue["Type"], never, RedisConnection | Scope.Scope> =>
@@ -121,12 +152,18 @@ export const make = (
     const stalledInterval = options.stalledIntervalMs ?? 15_000
     const drainDelay = options.drainDelaySeconds ?? 5
     const operationTimeout = options.operationTimeout ?? Duration.seconds(5)
+    const closeGraceMs = options.closeGraceMs ?? 5_000
     const runtime = yield* Effect.runtime<never>()
     const queues = new Map<string, Queue>()
 
     // Every BullMQ queue made here is closed with the layer (the shared client stays open).
     yield* Effect.addFinalizer(() =>
-      Effect.promise(() => Promise.allSettled(Array.from(queues.values(), (queue) => queue.close())))
+      Effect.promise(() =>
+        Promise.race([
+          Promise.allSettled(Array.from(queues.values(), (queue) => queue.close())),
+          sleep(closeGraceMs)
+        ])
+      )
     )
 
     const queueOf = (lane: string): Queue => {
@@ -221,7 +258,11 @@ export const make = (
         ].map((key) => key ?? "")
         const logStartFailure = throttledLogger(callerRuntime, `work queue ${lane}: fairness update failed`)
 
-        const processor = async (job: Job): Promise<void> => {
+        // The handlers in hand, so that closing can wait for them whatever BullMQ does.
+        const handlers = new Set<Promise<void>>()
+        let closing = false
+
+        const work = async (job: Job): Promise<void> => {
           const decoded = decodeJobData(job.data)
           if (decoded._tag === "Left") {
             Runtime.runFork(callerRuntime)(
@@ -239,11 +280,30 @@ export const make = (
             await Runtime.runPromise(callerRuntime)(logHandlerFailure(item, exit.cause))
         }
 
+        const processor = async (job: Job, token?: string): Promise<void> => {
+          if (closing) {
+            // Fetched as the consumer closes: back to waiting, for a consumer that is still open. If
+            // Redis cannot take it back, its lock lapses and the stall check puts it back instead.
+            if (token !== undefined) await job.moveToWait(token).catch(() => undefined)
+            throw new WaitingError()
+          }
+          const handled = work(job)
+          handlers.add(handled)
+          return handled.finally(() => handlers.delete(handled))
+        }
+
+        // The worker's own connection: BullMQ's `disconnect` (the last resort of `closeWorker`) ends
+        // the client it was given, which must not be the shared one.
+        const workerClient = yield* Effect.acquireRelease(
+          Effect.sync(() => client.duplicate()),
+          (own) => Effect.sync(() => own.disconnect())
+        )
+        workerClient.on("error", () => {})
         const worker = yield* Effect.acquireRelease(
           Effect.try({
             try: () =>
               new Worker(lane, processor, {
-                connection: client,
+                connection: workerClient,
                 prefix: bullPrefix,
                 concurrency: consumeOptions.concurrency,
                 lockDuration,
@@ -254,7 +314,19 @@ export const make = (
               }),
             catch: (cause) => new QueueError({ operation: "consume", cause })
           }),
-          (worker) => Effect.promise(() => worker.close().catch(() => undefined))
+          (worker) =>
+            Effect.promise(() => {
+              closing = true
+              return closeWorker(worker, handlers, closeGraceMs)
+            }).pipe(
+              Effect.flatMap((closed) =>
+                closed
+                  ? Effect.void
+                  : Effect.logWarning(
+                      `work queue ${lane}: Redis did not let the worker close; dropped its connections`
+                    )
+              )
+            )
         )
         worker.on("error", throttledLogger(callerRuntime, `work queue ${lane}: worker error`))
       })
