@@ -228,25 +228,27 @@ export const jobRecord = (
   }
 }
 
-/** A transcript record of a video's track in the shipped catalogue, ready to store. */
+/**
+ * A transcript record ready to store: by default the English manual track of `videos.manualAndAuto`;
+ * other fields as given (an ASR transcript, or a language the catalogue has no track for, reuses the
+ * English manual text unless `segments` are given).
+ */
 export const transcriptRecord = (
   account: Account,
-  fields: Pick<TranscriptRecord, "id"> & Partial<TranscriptRecord> = {
-    id: crypto.randomUUID() as Ids.TranscriptId
-  }
+  fields: Partial<TranscriptRecord> = {}
 ): TranscriptRecord => {
   const videoId = fields.videoId ?? videos.manualAndAuto
   const language = fields.language ?? "en"
   const sourceKind = fields.sourceKind ?? "manual"
-  const segments =
-    sourceKind === "asr"
-      ? trackSegments(videoId, language, "manual")
-      : trackSegments(videoId, language, sourceKind)
-  const text = Transcript.textOf(segments)
+  const video = Either.getOrUndefined(catalogue)?.videos.find((v) => v.id === videoId)
+  const track = video?.captionTracks.find((t) => t.language === language && t.kind === sourceKind)
+  const segments = fields.segments ?? track?.segments ?? trackSegments(videos.manualAndAuto, "en", "manual")
+  const text = fields.text ?? Transcript.textOf(segments)
   return {
+    id: uuid<Ids.TranscriptId>(),
     accountId: account.id,
     videoId,
-    videoTitle: catalogueVideo(videoId).title,
+    videoTitle: video?.title ?? null,
     channelId: null,
     language: language as TranscriptRecord["language"],
     sourceKind,
@@ -256,7 +258,7 @@ export const transcriptRecord = (
     hasTimestamps: true,
     wordCount: text.split(" ").length,
     segmentCount: segments.length,
-    durationSeconds: catalogueVideo(videoId).durationSeconds,
+    durationSeconds: video?.durationSeconds ?? 60,
     creditsUsed: 1,
     summary: null,
     mindMap: null,
