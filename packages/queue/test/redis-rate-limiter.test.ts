@@ -192,15 +192,13 @@ describe.skipIf(url === undefined)("RedisRateLimiter", () => {
           const verdicts: Array<RateVerdict> = []
           for (let i = 0; i < 5; i++) {
             verdicts.push(
-              yield* limiter
-                .take("k", Plan.limitsFor("free"))
-                .pipe(
-                  Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
-                  Effect.timeoutFail({
-                    duration: Duration.seconds(3),
-                    onTimeout: () => new Error("take hung")
-                  })
-                )
+              yield* limiter.take("k", Plan.limitsFor("free")).pipe(
+                Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
+                Effect.timeoutFail({
+                  duration: Duration.seconds(3),
+                  onTimeout: () => new Error("take hung")
+                })
+              )
             )
           }
           expect(verdicts.every((v) => v.allowed)).toBe(true)

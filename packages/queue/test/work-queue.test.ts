@@ -4,7 +4,7 @@
  */
 import { expect } from "@effect/vitest"
 import { QueueError, type WorkItem, type WorkOffer, WorkQueue } from "@verbatim/core"
-import { Deferred, Duration, Effect, Exit, Queue, Ref } from "effect"
+import { Deferred, Duration, Effect, Exit, FastCheck as fc, Queue, Ref, Runtime } from "effect"
 import { describeEachQueue, drained, eventually, freshLane } from "./harness.js"
 
 const offers = (lane: string, accountId: string, count: number, from = 0): Array<WorkOffer> =>
@@ -31,7 +31,7 @@ const takeN = (seen: Queue.Queue<WorkItem>, n: number) =>
     })
   )
 
-describeEachQueue("WorkQueue", (it) => {
+describeEachQueue("WorkQueue", (it, implementation) => {
   it.scoped("delivers every offered item exactly once", () =>
     Effect.gen(function* () {
       const queue = yield* WorkQueue
@@ -198,6 +198,51 @@ describeEachQueue("WorkQueue", (it) => {
       // b's first item waits for at most the item in hand and one more of a.
       expect(order.indexOf("b-0")).toBeLessThanOrEqual(5)
     })
+  )
+
+  it.effect(
+    "fairness: for any offers made before consuming, (position in its account, offer order) decides",
+    () =>
+      Effect.gen(function* () {
+        const runtime = yield* Effect.runtime<WorkQueue>()
+        yield* Effect.promise(() =>
+          fc.assert(
+            fc.asyncProperty(
+              fc.array(fc.array(fc.constantFrom("a", "b", "c"), { minLength: 1, maxLength: 5 }), {
+                maxLength: 8
+              }),
+              (batches) =>
+                Runtime.runPromise(runtime)(
+                  Effect.scoped(
+                    Effect.gen(function* () {
+                      const queue = yield* WorkQueue
+                      const lane = freshLane("prop")
+                      const counts = new Map<string, number>()
+                      const expected: Array<{ id: string; position: number; order: number }> = []
+                      for (const batch of batches) {
+                        yield* queue.offer(
+                          batch.map((accountId) => {
+                            const position = (counts.get(accountId) ?? 0) + 1
+                            counts.set(accountId, position)
+                            const id = `${accountId}-${position}`
+                            expected.push({ id, position, order: expected.length })
+                            return { lane, id, accountId }
+                          })
+                        )
+                      }
+                      const seen = yield* record(lane, 1)
+                      const delivered = yield* takeN(seen, expected.length)
+                      expected.sort((x, y) => x.position - y.position || x.order - y.order)
+                      expect(delivered.map((item) => item.id)).toEqual(expected.map((e) => e.id))
+                    })
+                  )
+                )
+            ),
+            { numRuns: implementation.name === "memory" ? 50 : 15 }
+          )
+        )
+      }),
+    60_000
   )
 
   it.scoped("a handler that dies or is interrupted does not stop the consumer", () =>
