@@ -78,11 +78,11 @@ layer(useCasesLayer(), suiteOptions)("AccountAdmin and Balance on the production
         // A refused initial grant rolls the account back with it.
         expect(yield* admin.listAccounts).toHaveLength(before)
         for (const effect of [
-          admin.getAccount(unknownAccount),
-          admin.setPlan(unknownAccount, "pro"),
-          admin.issueKey(unknownAccount),
-          admin.listKeys(unknownAccount),
-          admin.grantCredits(unknownAccount, 5 as Credits.Credits, "nobody")
+          Effect.asVoid(admin.getAccount(unknownAccount)),
+          Effect.asVoid(admin.setPlan(unknownAccount, "pro")),
+          Effect.asVoid(admin.issueKey(unknownAccount)),
+          Effect.asVoid(admin.listKeys(unknownAccount)),
+          Effect.asVoid(admin.grantCredits(unknownAccount, 5 as Credits.Credits, "nobody"))
         ]) {
           const error = yield* expectApiError(effect, "not_found")
           expect(error.status).toBe(404)

@@ -85,7 +85,7 @@ layer(useCasesLayer(), suiteOptions)("StoredTranscripts on the production wiring
             store(
               transcriptRecord(account, {
                 videoId: videos.multiLanguage,
-                language: spec.language as TranscriptRecord["language"],
+                language: spec.language,
                 sourceKind: spec.sourceKind,
                 createdAt: DateTime.add(start, { seconds: spec.at })
               })

@@ -11,12 +11,10 @@ import {
   type Account,
   AccountAdmin,
   type ApiKey,
-  JobLifecycle,
   type JobRecord,
   Jobs,
   Ledger,
   type NewAccountInput,
-  PersistenceError,
   type TranscriptRecord,
   Transcripts
 } from "@verbatim/core"
@@ -235,7 +233,7 @@ export const jobRecord = (
  */
 export const transcriptRecord = (
   account: Account,
-  fields: Partial<TranscriptRecord> = {}
+  fields: Omit<Partial<TranscriptRecord>, "language"> & { readonly language?: string } = {}
 ): TranscriptRecord => {
   const videoId = fields.videoId ?? videos.manualAndAuto
   const language = fields.language ?? "en"
@@ -250,7 +248,6 @@ export const transcriptRecord = (
     videoId,
     videoTitle: video?.title ?? null,
     channelId: null,
-    language: language as TranscriptRecord["language"],
     sourceKind,
     status: "succeeded",
     text,
@@ -264,7 +261,8 @@ export const transcriptRecord = (
     mindMap: null,
     asrIntelligence: null,
     createdAt: DateTime.unsafeMake(Date.now()),
-    ...fields
+    ...fields,
+    language: language as TranscriptRecord["language"]
   }
 }
 
@@ -275,4 +273,4 @@ export const uuid = <A extends string>(): A => crypto.randomUUID() as A
 export const isPersistenceError = (error: unknown): error is PersistenceError =>
   error instanceof PersistenceError
 
-export { JobLifecycle }
+export type { JobLifecycle }

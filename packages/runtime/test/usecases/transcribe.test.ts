@@ -392,6 +392,69 @@ layer(useCasesLayer(), suiteOptions)("Transcribe (captions path) on the producti
     )
   })
 
+  describe("webhook_url (DESIGN decisions 6 and 11; names resolve from the test hosts table)", () => {
+    const publicHook = "https://hooks.example.com/verbatim"
+
+    it.effect("a webhook that would reach a private address is 400 on webhook_url; nothing recorded", () =>
+      Effect.gen(function* () {
+        const account = yield* createAccount({ credits: 5 })
+        const implicit = yield* createAccount({ credits: 5, createdAt: newAccount })
+        for (const [who, body] of [
+          [
+            account,
+            { video: videos.noCaptions, mode: "auto", webhook_url: "https://internal.example.com/hook" }
+          ],
+          [
+            account,
+            { video: videos.noCaptions, source: "asr", webhook_url: "https://metadata.example.com/" }
+          ],
+          [account, { video: videos.noCaptions, mode: "auto", webhook_url: "http://10.0.0.7/hook" }],
+          [account, { video: videos.noCaptions, mode: "auto", webhook_url: "https://nowhere.example.com/" }],
+          // An implicit ASR default keeps and checks a webhook it was sent.
+          [implicit, { video: videos.noCaptions, webhook_url: "https://internal.example.com/hook" }]
+        ] as const) {
+          const error = yield* expectApiError(transcribe(who, body), "invalid_request")
+          expect(error.message).toMatch(/^webhook_url: /)
+          expect(error.details.job_id).toBeUndefined()
+        }
+        expect(yield* jobsOf(account)).toEqual([])
+        expect(yield* jobsOf(implicit)).toEqual([])
+      })
+    )
+
+    it.effect("a public or allow-listed webhook passes: legacy ASR consent reaches asr_unavailable", () =>
+      Effect.gen(function* () {
+        const account = yield* createAccount({ credits: 5 })
+        for (const body of [
+          { video: videos.noCaptions, source: "asr", webhook_url: publicHook },
+          { video: videos.noCaptions, allow_asr: true, webhook_url: publicHook },
+          { video: videos.noCaptions, mode: "auto", webhook_url: "http://localhost:8080/hook" }
+        ]) {
+          const error = yield* expectApiError(transcribe(account, body), "asr_unavailable")
+          expect((yield* jobNamedBy(account, error)).status).toBe("failed")
+        }
+        const implicit = yield* createAccount({ credits: 5, createdAt: newAccount })
+        const quote = yield* transcribe(implicit, { video: videos.noCaptions, webhook_url: publicHook })
+        expect(quote.status).toBe("requires_asr_confirmation")
+      })
+    )
+
+    it.effect("captions modes ignore webhook_url without checking it", () =>
+      Effect.gen(function* () {
+        const account = yield* createAccount({ credits: 5 })
+        for (const mode of ["captions_only", "human_captions_only"]) {
+          const served = yield* completed(account, {
+            video: videos.manualOnly,
+            mode,
+            webhook_url: "https://internal.example.com/hook"
+          })
+          expect(served.status).toBe("completed")
+        }
+        expect((yield* expectBalancedBooks(account)).balance).toBe(4)
+      })
+    )
+  })
+
   describe("ASR without consent (DESIGN decisions 1 and 2)", () => {
     it.effect(
       "an implicit auto default quotes ASR for a video without captions: nothing charged, a job recorded",
