@@ -61,13 +61,21 @@ export const entryIssues = (entries: ReadonlyArray<VideoEntry>): ReadonlyArray<s
   ])
 
 /** Languages to try where a test needs one the video does not have. */
-const rareLanguages = ["zu", "xh", "yo", "eu", "cy", "mi", "sm", "to"] as ReadonlyArray<Language.LanguageCode>
+const rareLanguages: ReadonlyArray<Language.LanguageCode> = [
+  "zu",
+  "xh",
+  "yo",
+  "eu",
+  "cy",
+  "mi",
+  "sm",
+  "to"
+].map((code) => code as Language.LanguageCode)
 
 const notIn = (languages: ReadonlyArray<string>): Language.LanguageCode => {
   const taken = new Set(languages.map((l) => l.toLowerCase().split("-")[0]))
   const free = rareLanguages.find((l) => !taken.has(l))
-  if (free === undefined) throw new Error("every rare language is taken; extend rareLanguages")
-  return free
+  return free ?? expect.unreachable("every rare language is taken; extend rareLanguages")
 }
 
 const tagOf = <A>(effect: Effect.Effect<A, PlatformError>) =>

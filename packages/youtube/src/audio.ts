@@ -13,7 +13,7 @@ import {
   VideoRestricted,
   VideoUnavailable
 } from "@verbatim/core"
-import { Chunk, Duration, Effect, Option, Redacted, Stream } from "effect"
+import { Chunk, Deferred, Duration, Effect, Exit, Option, Redacted, Stream } from "effect"
 import type { FormatJson } from "./player.js"
 import type { Transport } from "./transport.js"
 
@@ -173,8 +173,22 @@ export const ytDlpAudio = (
 ): Stream.Stream<Uint8Array, PlatformError> =>
   Stream.unwrapScoped(
     Effect.gen(function* () {
+      const exited = yield* Deferred.make<number, PlatformError>()
+      // Listeners go on at once: the process may end before its output has been read.
       const child = yield* Effect.acquireRelease(
-        Effect.sync(() => spawn(binary, ytDlpArgs(videoId, proxy), { stdio: ["ignore", "pipe", "pipe"] })),
+        Effect.sync(() => {
+          const process = spawn(binary, ytDlpArgs(videoId, proxy), { stdio: ["ignore", "pipe", "pipe"] })
+          process.once("error", (error) =>
+            Deferred.unsafeDone(
+              exited,
+              Exit.fail(
+                new AudioUnavailable({ videoId, reason: `cannot run yt-dlp (${binary}): ${error.message}` })
+              )
+            )
+          )
+          process.once("close", (code) => Deferred.unsafeDone(exited, Exit.succeed(code ?? -1)))
+          return process
+        }),
         (process) =>
           Effect.sync(() => {
             if (process.exitCode === null && process.signalCode === null) process.kill("SIGKILL")
@@ -185,16 +199,7 @@ export const ytDlpAudio = (
       child.stderr.on("data", (data: string) => {
         if (stderr.length < stderrLimit) stderr += data
       })
-      const ended = Effect.async<number, PlatformError>((resume) => {
-        child.once("error", (error) =>
-          resume(
-            Effect.fail(
-              new AudioUnavailable({ videoId, reason: `cannot run yt-dlp (${binary}): ${error.message}` })
-            )
-          )
-        )
-        child.once("close", (code) => resume(Effect.succeed(code ?? -1)))
-      })
+      const ended = Deferred.await(exited)
       const bytes = Stream.fromAsyncIterable(
         child.stdout as AsyncIterable<Uint8Array>,
         (cause) =>

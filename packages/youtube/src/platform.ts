@@ -108,7 +108,9 @@ export const make = (settings: YouTubeSettings) =>
     const cache = <K, A>(lookup: (key: K) => Effect.Effect<A, PlatformError>) =>
       Effect.map(Cache.makeWith({ capacity: settings.cacheCapacity, lookup, timeToLive }), (made) => ({
         get: (key: K): Effect.Effect<A, PlatformError> =>
-          Effect.tapError(made.get(key), (error) => (facts.has(error._tag) ? Effect.void : made.invalidate(key)))
+          Effect.tapError(made.get(key), (error) =>
+            facts.has(error._tag) ? Effect.void : made.invalidate(key)
+          )
       }))
 
     /** The watch page, past the consent interstitial (whose cookie is kept for later requests). */
@@ -159,7 +161,10 @@ export const make = (settings: YouTubeSettings) =>
             })
             if (reply.status >= 400) return yield* refusedWith(reply, "/player")
             if (readWatchPage(reply.body, videoId)._tag === "Consent") {
-              return yield* new PlatformBlocked({ kind: "consent", reason: "/player answered with the consent page" })
+              return yield* new PlatformBlocked({
+                kind: "consent",
+                reason: "/player answered with the consent page"
+              })
             }
             const player = yield* parsePlayer(reply.body)
             yield* playability(player, videoId)

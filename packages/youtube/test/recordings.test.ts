@@ -16,7 +16,9 @@ describe("a playable recorded video", () => {
         expect(details.durationSeconds).toBe(316)
         expect(details.channelId).toBe("UCVYamHliCI9rw1tHR1xbkfw")
         expect(details.channelTitle).toBe("Dave2D")
-        expect(details.publishedAt && DateTime.formatIso(details.publishedAt)).toBe("2018-08-02T13:00:08.000Z")
+        expect(details.publishedAt && DateTime.formatIso(details.publishedAt)).toBe(
+          "2018-08-02T13:00:08.000Z"
+        )
         expect(details.originalLanguage).toBe("en")
         expect(details.captionTracks.map((t) => `${t.kind}:${t.language}:${t.name}`)).toEqual([
           "manual:zh:Chinese",
@@ -138,7 +140,9 @@ describe("a playable recorded video", () => {
           const details = yield* platform.video(vid(id))
           expect(details.captionTracks).toEqual([])
         }
-        const missing = yield* Effect.flip(platform.captions(vid(recordedVideos.captionsDisabled), track("en", "auto")))
+        const missing = yield* Effect.flip(
+          platform.captions(vid(recordedVideos.captionsDisabled), track("en", "auto"))
+        )
         expect(answered(missing)).toEqual(["CaptionTrackNotFound", "no_captions", 404])
         expect(requestsTo(replay, "/api/timedtext")).toEqual([])
       })
@@ -188,24 +192,30 @@ describe("every recorded refusal becomes its documented code", () => {
     )
   )
 
-  it.live("caption URLs that want a PO token: 503 platform_blocked (po_token_required), never empty captions", () =>
-    withPlatform((platform, replay) =>
-      Effect.gen(function* () {
-        const details = yield* platform.video(vid(recordedVideos.poTokenRequired))
-        expect(details.captionTracks).toHaveLength(9)
-        const error = yield* Effect.flip(platform.captions(vid(recordedVideos.poTokenRequired), track("en", "manual")))
-        expect(answered(error)).toEqual(["PlatformBlocked", "platform_blocked", 503])
-        expect(error).toMatchObject({ kind: "po_token_required" })
-        expect(requestsTo(replay, "/api/timedtext")).toEqual([])
-      })
-    )
+  it.live(
+    "caption URLs that want a PO token: 503 platform_blocked (po_token_required), never empty captions",
+    () =>
+      withPlatform((platform, replay) =>
+        Effect.gen(function* () {
+          const details = yield* platform.video(vid(recordedVideos.poTokenRequired))
+          expect(details.captionTracks).toHaveLength(9)
+          const error = yield* Effect.flip(
+            platform.captions(vid(recordedVideos.poTokenRequired), track("en", "manual"))
+          )
+          expect(answered(error)).toEqual(["PlatformBlocked", "platform_blocked", 503])
+          expect(error).toMatchObject({ kind: "po_token_required" })
+          expect(requestsTo(replay, "/api/timedtext")).toEqual([])
+        })
+      )
   )
 
   it.live("a caption URL that answers an empty body: 503 platform_blocked (po_token_required)", () =>
     withPlatform(
       (platform) =>
         Effect.gen(function* () {
-          const error = yield* Effect.flip(platform.captions(vid(recordedVideos.captioned), track("en", "manual")))
+          const error = yield* Effect.flip(
+            platform.captions(vid(recordedVideos.captioned), track("en", "manual"))
+          )
           expect(answered(error)).toEqual(["PlatformBlocked", "platform_blocked", 503])
           expect(error).toMatchObject({ kind: "po_token_required" })
         }),
@@ -235,7 +245,11 @@ describe("every recorded refusal becomes its documented code", () => {
           yield* platform.video(vid(recordedVideos.captioned))
           yield* platform.video(vid(recordedVideos.twoTracks))
           const cookies = requestsTo(replay, "/watch").map((r) => r.headers.get("cookie"))
-          expect(cookies).toEqual([null, "CONSENT=YES+cb.20210328-17-p0.de+FX+119", "CONSENT=YES+cb.20210328-17-p0.de+FX+119"])
+          expect(cookies).toEqual([
+            null,
+            "CONSENT=YES+cb.20210328-17-p0.de+FX+119",
+            "CONSENT=YES+cb.20210328-17-p0.de+FX+119"
+          ])
         }),
       [
         {

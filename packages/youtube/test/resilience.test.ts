@@ -5,6 +5,7 @@
  * own trouble).
  */
 import { describe, expect, it } from "@effect/vitest"
+import { VideoPlatform } from "@verbatim/core"
 import { Duration, Effect, Redacted } from "effect"
 import type { YouTubeSettings } from "../src/config.js"
 import {
@@ -15,7 +16,6 @@ import {
   replayLayer,
   testSettings
 } from "../src/testing.js"
-import { VideoPlatform } from "@verbatim/core"
 import { answered, at, requestsTo, track, vid, withPlatform } from "./support.js"
 
 /** Answers `status` to the first `times` requests to `path`, then lets the recordings answer. */
@@ -58,7 +58,9 @@ describe("transient failures", () => {
     Effect.gen(function* () {
       const recovered = yield* withPlatform(
         (platform, replay) =>
-          platform.video(vid(recordedVideos.captioned)).pipe(Effect.map(() => requestsTo(replay, "/watch").length)),
+          platform
+            .video(vid(recordedVideos.captioned))
+            .pipe(Effect.map(() => requestsTo(replay, "/watch").length)),
         [failing("/watch", 1, 429, { "retry-after": "0" })]
       )
       expect(recovered).toBe(2)
@@ -78,12 +80,14 @@ describe("transient failures", () => {
 
   it.live("a network error or a request over the time limit is retried, then platform_unavailable", () =>
     Effect.gen(function* () {
-      const broken = replayLayer(
-        () => () => Promise.reject(new TypeError("fetch failed: ECONNRESET")),
-        { ...testSettings, retries: 1 }
-      )
+      const broken = replayLayer(() => () => Promise.reject(new TypeError("fetch failed: ECONNRESET")), {
+        ...testSettings,
+        retries: 1
+      })
       const error = yield* Effect.flip(
-        Effect.flatMap(VideoPlatform, (p) => p.video(vid(recordedVideos.captioned))).pipe(Effect.provide(broken))
+        Effect.flatMap(VideoPlatform, (p) => p.video(vid(recordedVideos.captioned))).pipe(
+          Effect.provide(broken)
+        )
       )
       expect(answered(error)).toEqual(["PlatformUnavailable", "platform_unavailable", 503])
       expect(error).toMatchObject({ attempts: 2 })
@@ -100,7 +104,9 @@ describe("transient failures", () => {
         { ...testSettings, retries: 1, requestTimeout: Duration.millis(30) }
       )
       const slow = yield* Effect.flip(
-        Effect.flatMap(VideoPlatform, (p) => p.video(vid(recordedVideos.captioned))).pipe(Effect.provide(hanging))
+        Effect.flatMap(VideoPlatform, (p) => p.video(vid(recordedVideos.captioned))).pipe(
+          Effect.provide(hanging)
+        )
       )
       expect(answered(slow)).toEqual(["PlatformUnavailable", "platform_unavailable", 503])
       expect(slow).toMatchObject({ reason: expect.stringContaining("took longer than") })
@@ -165,7 +171,9 @@ describe("proxies", () => {
       ])
       const layer = replayLayer(() => botCheck.fetch, settings(2))
       const error = yield* Effect.flip(
-        Effect.flatMap(VideoPlatform, (p) => p.video(vid(recordedVideos.captioned))).pipe(Effect.provide(layer))
+        Effect.flatMap(VideoPlatform, (p) => p.video(vid(recordedVideos.captioned))).pipe(
+          Effect.provide(layer)
+        )
       )
       expect(error).toMatchObject({ _tag: "PlatformBlocked", kind: "bot_check" })
       expect(requestsTo(botCheck, "/youtubei/v1/player")).toHaveLength(2)
@@ -213,9 +221,13 @@ describe("the concurrency bound and pacing", () => {
         { ...testSettings, concurrency: 4, minInterval: Duration.millis(40) }
       )
       yield* Effect.flatMap(VideoPlatform, (p) =>
-        Effect.forEach(["bbbbbbbbbb1", "bbbbbbbbbb2", "bbbbbbbbbb3"], (id) => Effect.either(p.video(vid(id))), {
-          concurrency: "unbounded"
-        })
+        Effect.forEach(
+          ["bbbbbbbbbb1", "bbbbbbbbbb2", "bbbbbbbbbb3"],
+          (id) => Effect.either(p.video(vid(id))),
+          {
+            concurrency: "unbounded"
+          }
+        )
       ).pipe(Effect.provide(layer))
       expect(starts).toHaveLength(6)
       const gaps = starts.slice(1).map((t, i) => t - (starts[i] ?? 0))

@@ -51,10 +51,11 @@ export const withPlatform = <A, E>(
 }
 
 /** `[tag, code, status]` of a failure as a caller sees it. */
-export const answered = (error: PlatformError) => {
+export const answered = (error: PlatformError): readonly [string, string, number] => {
   const api = fromPlatformError(error)
-  return [error._tag, api.code, api.status] as const
+  return [error._tag, api.code, api.status]
 }
 
 /** The requests of a replay to one path. */
-export const requestsTo = (replay: Replay, path: string) => replay.requests.filter((r) => r.url.pathname === path)
+export const requestsTo = (replay: Replay, path: string) =>
+  replay.requests.filter((r) => r.url.pathname === path)

@@ -9,8 +9,10 @@ import { Effect, Either, FastCheck as fc } from "effect"
 import { parsePlayer, playability } from "../src/player.js"
 import { answered, at, vid, withPlatform } from "./support.js"
 
-const player = (playabilityStatus: object, videoDetails: object = { videoId: "GJLlxj_dtq8", lengthSeconds: "60" }) =>
-  JSON.stringify({ playabilityStatus, videoDetails })
+const player = (
+  playabilityStatus: object,
+  videoDetails: object = { videoId: "GJLlxj_dtq8", lengthSeconds: "60" }
+) => JSON.stringify({ playabilityStatus, videoDetails })
 
 const refusalOf = (body: string, status = 200) =>
   withPlatform(
@@ -22,10 +24,18 @@ describe("playability answers never recorded here", () => {
   const cases: ReadonlyArray<readonly [string, object, readonly [string, string, number]]> = [
     [
       "private (LOGIN_REQUIRED)",
-      { status: "LOGIN_REQUIRED", reason: "This video is private", messages: ["Sign in if you've been granted access"] },
+      {
+        status: "LOGIN_REQUIRED",
+        reason: "This video is private",
+        messages: ["Sign in if you've been granted access"]
+      },
       ["VideoRestricted", "video_private", 403]
     ],
-    ["private (ERROR)", { status: "ERROR", reason: "Private video" }, ["VideoRestricted", "video_private", 403]],
+    [
+      "private (ERROR)",
+      { status: "ERROR", reason: "Private video" },
+      ["VideoRestricted", "video_private", 403]
+    ],
     [
       "members only",
       {
@@ -59,7 +69,9 @@ describe("playability answers never recorded here", () => {
         status: "UNPLAYABLE",
         reason: "Video unavailable",
         errorScreen: {
-          playerErrorMessageRenderer: { subreason: { simpleText: "This video is not available in your country." } }
+          playerErrorMessageRenderer: {
+            subreason: { simpleText: "This video is not available in your country." }
+          }
         }
       },
       ["VideoRestricted", "region_blocked", 403]
@@ -93,7 +105,11 @@ describe("playability answers never recorded here", () => {
       },
       ["VideoUnavailable", "video_unavailable", 404]
     ],
-    ["a status nobody knows yet", { status: "SOMETHING_NEW" }, ["VideoUnavailable", "video_unavailable", 404]],
+    [
+      "a status nobody knows yet",
+      { status: "SOMETHING_NEW" },
+      ["VideoUnavailable", "video_unavailable", 404]
+    ],
     [
       "a sign-in wall without a known reason",
       { status: "LOGIN_REQUIRED", reason: "Please sign in" },
@@ -109,9 +125,13 @@ describe("playability answers never recorded here", () => {
 
   it.live("a playable video that is live now, or not started: 409 live_stream", () =>
     Effect.gen(function* () {
-      const live = yield* refusalOf(player({ status: "OK" }, { videoId: "GJLlxj_dtq8", isLive: true, lengthSeconds: "0" }))
+      const live = yield* refusalOf(
+        player({ status: "OK" }, { videoId: "GJLlxj_dtq8", isLive: true, lengthSeconds: "0" })
+      )
       expect(live).toEqual(["VideoLive", "live_stream", 409])
-      const upcoming = yield* refusalOf(player({ status: "OK" }, { videoId: "GJLlxj_dtq8", isUpcoming: true }))
+      const upcoming = yield* refusalOf(
+        player({ status: "OK" }, { videoId: "GJLlxj_dtq8", isUpcoming: true })
+      )
       expect(upcoming).toEqual(["VideoLive", "live_stream", 409])
     })
   )
@@ -131,7 +151,11 @@ describe("/player answers that are not a player answer", () => {
 
   it.live("a body that is not JSON, or JSON of another shape: 500 internal_error", () =>
     Effect.gen(function* () {
-      expect(yield* refusalOf("<html><body>Oops</body></html>")).toEqual(["PlatformFailure", "internal_error", 500])
+      expect(yield* refusalOf("<html><body>Oops</body></html>")).toEqual([
+        "PlatformFailure",
+        "internal_error",
+        500
+      ])
       expect(yield* refusalOf('{"playabilityStatus":{"status":42}}')).toEqual([
         "PlatformFailure",
         "internal_error",
