@@ -4,9 +4,10 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { describe, expect, layer } from "@effect/vitest"
-import { type WorkItem, WorkQueue } from "@verbatim/core"
-import { Context, Deferred, Duration, Effect, Layer, Option, Queue, Redacted, Stream } from "effect"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { QueueError, type WorkItem, WorkQueue } from "@verbatim/core"
+import { Context, Deferred, Duration, Effect, Exit, Layer, Option, Queue, Redacted, Stream } from "effect"
+import { Redis } from "ioredis"
 import { RedisConnection, RedisWorkQueue } from "../src/index.js"
 import { drained, eventually, freshLane, queues, redisUrl, TestQueue, testConnection } from "./harness.js"
 
@@ -267,4 +268,29 @@ describe.skipIf(redis === undefined)("RedisWorkQueue", () => {
         }).pipe(Effect.provide(testConnection(url, "keys")))
     )
   })
+
+  it.live("offers and depth reads fail with QueueError, instead of hanging, when Redis does not answer", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        // Nothing listens on port 1: commands wait in ioredis' offline queue (maxRetriesPerRequest: null).
+        const nowhere = yield* Effect.acquireRelease(
+          Effect.sync(
+            () => new Redis("redis://127.0.0.1:1", { lazyConnect: true, maxRetriesPerRequest: null })
+          ),
+          (client) => Effect.sync(() => client.disconnect())
+        )
+        nowhere.on("error", () => {})
+        const queue = yield* RedisWorkQueue.make({
+          prefix: "unreachable:",
+          operationTimeout: "300 millis"
+        }).pipe(Effect.provideService(RedisConnection, nowhere))
+        const offered = yield* Effect.exit(queue.offer([{ lane: "l", id: "x", accountId: "a" }]))
+        expect(
+          Exit.isFailure(offered) && offered.cause._tag === "Fail" && offered.cause.error
+        ).toBeInstanceOf(QueueError)
+        const depth = yield* Effect.exit(queue.depth("l"))
+        expect(Exit.isFailure(depth)).toBe(true)
+      })
+    ).pipe(Effect.timeout("10 seconds"))
+  )
 })
