@@ -268,9 +268,3 @@ export const transcriptRecord = (
 
 /** A fresh uuid, typed as the id it stands for. */
 export const uuid = <A extends string>(): A => crypto.randomUUID() as A
-
-/** Whether a failure is a store failure (an internal error for the caller). */
-export const isPersistenceError = (error: unknown): error is PersistenceError =>
-  error instanceof PersistenceError
-
-export type { JobLifecycle }
