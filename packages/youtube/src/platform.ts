@@ -2,8 +2,9 @@
  * The YouTube `VideoPlatform`: direct innertube calls over the injected `fetch`
  * (docs/decisions.md, "YouTube adapter", says why not youtubei.js).
  *
- * - `video(id)`: the watch page (consent cookie, IP block, API key, publication date), then
- *   `/player` as the ANDROID client; its playability status decides every refusal.
+ * - `video(id)`: `/player` as the ANDROID client, whose playability status decides every refusal;
+ *   with the API key of a watch page read once a session (which also passes the consent page and
+ *   meets an IP block early), not for every video: a watch page is 1 MB.
  * - `captions(id, track)`: the track's timedtext URL as json3 (`tlang` for a translation), read by
  *   our own parser; an empty body means YouTube wants a proof-of-origin token.
  * - `playlist`, `uploads` (the channel's `UU…` playlist, newest first, dated from its Atom feed),
@@ -32,7 +33,20 @@ import {
   VideoPlatform
 } from "@verbatim/core"
 import { type Captions, type Ids, Reference, type Transcript } from "@verbatim/domain"
-import { Cache, Cause, type ConfigError, Duration, Effect, Either, Exit, Layer, Option, Ref } from "effect"
+import {
+  Cache,
+  Cause,
+  Clock,
+  type ConfigError,
+  Duration,
+  Effect,
+  Either,
+  Exit,
+  Layer,
+  Option,
+  Ref,
+  SynchronizedRef
+} from "effect"
 import { chooseAudio, directAudio, ytDlpAudio } from "./audio.js"
 import {
   browseBody,
@@ -66,6 +80,9 @@ import {
 } from "./player.js"
 import { makeTransport, type Reply } from "./transport.js"
 
+/** How long the API key read from a watch page is used before a watch page is read again. */
+export const sessionTtl = Duration.hours(1)
+
 /** How long a fact about a video (unavailable, restricted, missing track) is kept at most. */
 export const factTtl = Duration.minutes(5)
 
@@ -96,6 +113,15 @@ export const make = (settings: YouTubeSettings) =>
   Effect.gen(function* () {
     const transport = yield* makeTransport(settings)
     const consentCookie = yield* Ref.make<string | null>(null)
+    const session = yield* SynchronizedRef.make<{
+      readonly apiKey: string | null
+      readonly at: number
+    } | null>(null)
+    /** The consent cookie, once a consent page was accepted, for every request to youtube.com. */
+    const cookies = Effect.map(
+      Ref.get(consentCookie),
+      (c): Readonly<Record<string, string>> => (c === null ? {} : { cookie: `CONSENT=${c}` })
+    )
     const ttl = settings.cacheTtl
     const timeToLive = (exit: Exit.Exit<unknown, PlatformError>) =>
       Exit.isSuccess(exit)
@@ -123,7 +149,7 @@ export const make = (settings: YouTubeSettings) =>
             headers: cookie === null ? {} : { cookie: `CONSENT=${cookie}` }
           })
         let reply = yield* get(yield* Ref.get(consentCookie))
-        let read = readWatchPage(reply.body, videoId)
+        let read = readWatchPage(reply.body)
         if (read._tag === "Consent") {
           const cookie = read.cookie
           if (cookie === null) {
@@ -134,7 +160,7 @@ export const make = (settings: YouTubeSettings) =>
           }
           yield* Ref.set(consentCookie, cookie)
           reply = yield* get(cookie)
-          read = readWatchPage(reply.body, videoId)
+          read = readWatchPage(reply.body)
           if (read._tag === "Consent") {
             return yield* new PlatformBlocked({
               kind: "consent",
@@ -147,30 +173,53 @@ export const make = (settings: YouTubeSettings) =>
         return read.page
       })
 
+    /**
+     * The session's API key: read from a watch page (the first video's) when there is none, when it
+     * is older than `sessionTtl`, or after `/player` refused it. One reader at a time; the others wait
+     * for its key.
+     */
+    const apiKey = (videoId: Ids.VideoId) =>
+      SynchronizedRef.modifyEffect(session, (current) =>
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          if (current !== null && now - current.at < Duration.toMillis(sessionTtl)) {
+            return [current.apiKey, current] as const
+          }
+          const page: WatchPage = yield* watchPage(videoId)
+          return [page.apiKey, { apiKey: page.apiKey, at: now }] as const
+        })
+      )
+
+    const askPlayer = (videoId: Ids.VideoId, retried: boolean): Effect.Effect<VideoRecord, PlatformError> =>
+      Effect.gen(function* () {
+        const key = yield* apiKey(videoId)
+        const request = playerRequest(videoId)
+        const reply = yield* transport.send({
+          method: "POST",
+          url: playerUrl(key),
+          headers: { ...request.headers, ...(yield* cookies) },
+          body: request.body
+        })
+        if (reply.status >= 400 && reply.status < 500 && key !== null && !retried) {
+          // The key may have gone stale: read a watch page again, once.
+          yield* SynchronizedRef.set(session, null)
+          return yield* askPlayer(videoId, true)
+        }
+        if (reply.status >= 400) return yield* refusedWith(reply, "/player")
+        if (readWatchPage(reply.body)._tag === "Consent") {
+          return yield* new PlatformBlocked({
+            kind: "consent",
+            reason: "/player answered with the consent page"
+          })
+        }
+        const player = yield* parsePlayer(reply.body)
+        yield* playability(player, videoId)
+        return videoRecord(player, videoId)
+      })
+
     const fetchVideo = (videoId: Ids.VideoId): Effect.Effect<VideoRecord, PlatformError> =>
       transport
-        .rotating(
-          Effect.gen(function* () {
-            const page: WatchPage = yield* watchPage(videoId)
-            const request = playerRequest(videoId)
-            const reply = yield* transport.send({
-              method: "POST",
-              url: playerUrl(page.apiKey),
-              headers: request.headers,
-              body: request.body
-            })
-            if (reply.status >= 400) return yield* refusedWith(reply, "/player")
-            if (readWatchPage(reply.body, videoId)._tag === "Consent") {
-              return yield* new PlatformBlocked({
-                kind: "consent",
-                reason: "/player answered with the consent page"
-              })
-            }
-            const player = yield* parsePlayer(reply.body)
-            yield* playability(player, videoId)
-            return videoRecord(player, videoId, page)
-          })
-        )
+        .rotating(askPlayer(videoId, false))
         .pipe(
           Effect.withSpan("youtube.video", { attributes: { video_id: videoId }, captureStackTrace: false })
         )
@@ -202,7 +251,7 @@ export const make = (settings: YouTubeSettings) =>
           })
         }
         const reply = yield* transport.rotating(
-          transport.send({ method: "GET", url: captionUrl(source.baseUrl, target) })
+          transport.send({ method: "GET", url: captionUrl(source.baseUrl, target), headers: yield* cookies })
         )
         if (reply.status === 404) return yield* new CaptionTrackNotFound({ videoId: id, language, kind })
         if (reply.status >= 400) return yield* refusedWith(reply, "the caption URL")
@@ -230,7 +279,14 @@ export const make = (settings: YouTubeSettings) =>
     ) =>
       transport
         .rotating(
-          transport.send({ method: "POST", url: browseUrl, headers: webHeaders, body: browseBody(fields) })
+          Effect.flatMap(cookies, (cookie) =>
+            transport.send({
+              method: "POST",
+              url: browseUrl,
+              headers: { ...webHeaders, ...cookie },
+              body: browseBody(fields)
+            })
+          )
         )
         .pipe(
           Effect.flatMap((reply) =>
@@ -286,7 +342,12 @@ export const make = (settings: YouTubeSettings) =>
     const resolved = yield* cache((url: string) =>
       Effect.gen(function* () {
         const reply = yield* transport.rotating(
-          transport.send({ method: "POST", url: resolveUrl, headers: webHeaders, body: resolveBody(url) })
+          transport.send({
+            method: "POST",
+            url: resolveUrl,
+            headers: { ...webHeaders, ...(yield* cookies) },
+            body: resolveBody(url)
+          })
         )
         const missing = new CollectionNotFound({
           kind: "channel",

@@ -1,8 +1,9 @@
 /**
  * The watch page and the innertube `/player` answer of a video: what they say about the video,
- * and every way they say no. The watch page gives the API key, the consent interstitial and the
- * publication date; `/player` (ANDROID client, whose caption URLs need no proof-of-origin token
- * today) gives the playability status, details, caption tracks and audio formats.
+ * and every way they say no. The watch page gives the API key and the consent interstitial;
+ * `/player` (ANDROID client, whose caption URLs need no proof-of-origin token today) gives the
+ * playability status, details, caption tracks and audio formats. The ANDROID answer carries no
+ * publication date (`microformat`), so `publishedAt` is null unless a client's answer has one.
  *
  * Playability is read here, not trusted to a library: a bot check, an age gate or a members-only
  * video come back as an ordinary answer without captions, and must never read as "no captions".
@@ -52,8 +53,6 @@ export const playerRequest = (videoId: string) => ({
 
 export interface WatchPage {
   readonly apiKey: string | null
-  /** The publication date, when the page is this video's (ISO 8601 with a zone). */
-  readonly publishDate: string | null
 }
 
 export type WatchPageRead =
@@ -64,7 +63,7 @@ export type WatchPageRead =
 const consentForm = 'action="https://consent.youtube.com/s"'
 
 /** Reads a watch page (the HTML of `/watch?v=`). */
-export const readWatchPage = (html: string, videoId: string): WatchPageRead => {
+export const readWatchPage = (html: string): WatchPageRead => {
   if (html.includes(consentForm)) {
     const value = /name="v" value="([^"]*)"/.exec(html)?.[1]
     return {
@@ -73,12 +72,7 @@ export const readWatchPage = (html: string, videoId: string): WatchPageRead => {
     }
   }
   const apiKey = /"INNERTUBE_API_KEY":\s*"([A-Za-z0-9_-]+)"/.exec(html)?.[1] ?? null
-  const ours =
-    html.includes(`"videoId":"${videoId}"`) ||
-    html.includes(`watch?v=${videoId}"`) ||
-    html.includes(`/vi/${videoId}/`)
-  const publishDate = ours ? (/"publishDate":"([^"]+)"/.exec(html)?.[1] ?? null) : null
-  return { _tag: "Page", page: { apiKey, publishDate } }
+  return { _tag: "Page", page: { apiKey } }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -301,11 +295,7 @@ const publishedAt = (...candidates: ReadonlyArray<string | null | undefined>): D
  * The record of a playable video. Tracks in a language the domain cannot name (three-letter codes
  * such as `fil`) are left out, and so is a second track of the same kind and language.
  */
-export const videoRecord = (
-  player: PlayerResponse,
-  videoId: Ids.VideoId,
-  page: WatchPage | null
-): VideoRecord => {
+export const videoRecord = (player: PlayerResponse, videoId: Ids.VideoId): VideoRecord => {
   const list = player.captions?.playerCaptionsTracklistRenderer
   const seen = new Set<string>()
   const tracks = (list?.captionTracks ?? []).flatMap((t): ReadonlyArray<TrackSource> => {
@@ -339,7 +329,7 @@ export const videoRecord = (
         video?.lengthSeconds !== undefined && Number.isSafeInteger(length) && length >= 0 ? length : null,
       channelId: channelId !== undefined && isChannelId(channelId) ? channelId : null,
       channelTitle: video?.author ?? null,
-      publishedAt: publishedAt(micro?.publishDate, micro?.uploadDate, page?.publishDate),
+      publishedAt: publishedAt(micro?.publishDate, micro?.uploadDate),
       originalLanguage: spoken,
       captionTracks: tracks.map((t) => t.track),
       translationLanguages
