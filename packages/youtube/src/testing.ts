@@ -68,6 +68,19 @@ export const replayFetch = (recordings: ReadonlyArray<Recording>): Replay => {
   return { fetch, requests, unmatched }
 }
 
+/**
+ * A recording answering requests to `path` on www.youtube.com (and `when` they match), to put in
+ * front of `recordedYouTube()`: `answering("/youtubei/v1/player", () => ({ status: 503, body: "" }))`.
+ */
+export const answering = (
+  path: string,
+  answer: (request: RecordedRequest) => Answer,
+  when: (request: RecordedRequest) => boolean = () => true
+): Recording => ({
+  match: (r) => r.url.hostname === "www.youtube.com" && r.url.pathname === path && when(r),
+  answer
+})
+
 /** The path of a fixture file of this package (`recorded/…` or `hand-made/…`). */
 export const fixturePath = (name: string): string =>
   fileURLToPath(new URL(`../test/fixtures/${name}`, import.meta.url))

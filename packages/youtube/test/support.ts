@@ -5,6 +5,7 @@ import { Effect, type Layer } from "effect"
 import type { YouTubeSettings } from "../src/config.js"
 import {
   type Answer,
+  answering,
   type Recording,
   type Replay,
   recordedYouTube,
@@ -23,10 +24,12 @@ export const at = (
   path: string,
   answer: (url: URL, body: string) => Answer,
   when: (url: URL, body: string) => boolean = () => true
-): Recording => ({
-  match: (r) => r.url.hostname === "www.youtube.com" && r.url.pathname === path && when(r.url, r.body),
-  answer: (r) => answer(r.url, r.body)
-})
+): Recording =>
+  answering(
+    path,
+    (r) => answer(r.url, r.body),
+    (r) => when(r.url, r.body)
+  )
 
 /** A replay of `extra` recordings in front of the recorded set, and the platform over it. */
 export const replaying = (
