@@ -82,11 +82,17 @@ export const baseHeaders: Readonly<Record<string, string>> = {
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
 }
 
-/** Google's "unusual traffic" page: a reCAPTCHA, meaning this address is blocked. */
+/**
+ * Google's "unusual traffic" page: a reCAPTCHA, meaning this address is blocked. Only an HTML page
+ * that is not a YouTube page (no `INNERTUBE_API_KEY`) counts, so a video whose title or description
+ * quotes those words is not taken for a block; JSON and caption bodies never count.
+ */
 export const isCaptchaPage = (body: string): boolean =>
-  body.includes('class="g-recaptcha"') ||
-  body.includes('id="captcha-form"') ||
-  body.includes("unusual traffic from your computer network")
+  /^\s*(<!doctype html|<html)/i.test(body.slice(0, 512)) &&
+  !body.includes('"INNERTUBE_API_KEY"') &&
+  (body.includes('class="g-recaptcha"') ||
+    body.includes('id="captcha-form"') ||
+    body.includes("unusual traffic from your computer network"))
 
 class Transient extends Schema.TaggedError<Transient>()("Transient", {
   reason: Schema.String,

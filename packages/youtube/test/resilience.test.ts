@@ -10,12 +10,14 @@ import { Duration, Effect, Redacted } from "effect"
 import type { YouTubeSettings } from "../src/config.js"
 import {
   errorPages,
+  fixture,
   recordedVideos,
   recordedYouTube,
   replayFetch,
   replayLayer,
   testSettings
 } from "../src/testing.js"
+import { isCaptchaPage } from "../src/transport.js"
 import { answered, at, requestsTo, track, vid, withPlatform } from "./support.js"
 
 /** Answers `status` to the first `times` requests to `path`, then lets the recordings answer. */
@@ -310,4 +312,24 @@ describe("the shared cache", () => {
       expect(expiring).toEqual([1, 2])
     })
   )
+})
+
+describe("the reCAPTCHA page", () => {
+  it("is an HTML page that is not YouTube's own; the same words in a video's answer or captions are not", () => {
+    expect(isCaptchaPage(fixture("recorded/youtube_too_many_requests.html.static"))).toBe(true)
+    expect(isCaptchaPage(fixture("recorded/youtube.html.static"))).toBe(false)
+    const quoted = "Our systems have detected unusual traffic from your computer network"
+    expect(isCaptchaPage(JSON.stringify({ videoDetails: { shortDescription: quoted } }))).toBe(false)
+    expect(
+      isCaptchaPage(`<?xml version="1.0"?><transcript><text start="0">${quoted}</text></transcript>`)
+    ).toBe(false)
+    expect(
+      isCaptchaPage(
+        fixture("recorded/youtube.html.static").replace(
+          "</body>",
+          `<p>${quoted} class="g-recaptcha"</p></body>`
+        )
+      )
+    ).toBe(false)
+  })
 })
