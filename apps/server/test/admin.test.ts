@@ -136,4 +136,29 @@ layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })("v
       })
     )
   })
+
+  describe("webhooks", () => {
+    it.effect("secret shows the account's Standard Webhooks secret, the same each time, until --rotate", () =>
+      Effect.gen(function* () {
+        const account = yield* (yield* AccountAdmin).createAccount({ name: "Hooks", plan: "pro", credits: 0 })
+        const first = jsonOf(yield* admin("webhooks", "secret", "--account", account.id, "--json")) as {
+          webhook_secret: string
+        }
+        expect(first.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+        const again = jsonOf(yield* admin("webhooks", "secret", "--account", account.id, "--json")) as {
+          webhook_secret: string
+        }
+        expect(again.webhook_secret).toBe(first.webhook_secret)
+        const rotated = yield* admin("webhooks", "secret", "--account", account.id, "--rotate")
+        expect(rotated).toContain("New webhook signing secret")
+        expect(rotated).not.toContain(first.webhook_secret)
+        const after = yield* admin("webhooks", "secret", "--account", account.id)
+        expect(rotated.endsWith(after.split(": ")[1] ?? "missing")).toBe(true)
+        const unknown = yield* Effect.exit(
+          admin("webhooks", "secret", "--account", "00000000-0000-4000-8000-000000000000")
+        )
+        expect(Exit.isFailure(unknown)).toBe(true)
+      })
+    )
+  })
 })

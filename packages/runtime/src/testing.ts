@@ -5,12 +5,21 @@
  * node's secrets and webhook sender. Work settings are fast: short leases, quick reconciling, a
  * millisecond retry schedule, and local receivers allowed.
  */
-import { AddressResolver, ResolveFailed, WebhookAllowList } from "@verbatim/core"
+import {
+  AddressResolver,
+  type JobRecord,
+  jobDefaults,
+  ResolveFailed,
+  Secrets,
+  type TestWorkPayload,
+  WebhookAllowList
+} from "@verbatim/core"
 import { NodeSecrets } from "@verbatim/crypto"
 import { persistenceLayer, TestDatabaseLive } from "@verbatim/db"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
+import { Ids } from "@verbatim/domain"
 import { NodeWebhookSender } from "@verbatim/webhooks"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { DateTime, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { platformFor, queuesFor } from "./layers.js"
 import type { WorkSettings } from "./settings.js"
 
@@ -78,3 +87,54 @@ export const testInfrastructure = (options: TestInfrastructureOptions = {}) => {
     Layer.succeed(WebhookAllowList, testAllowedHosts)
   )
 }
+
+export interface TestJobInput {
+  readonly accountId: Ids.AccountId
+  /** The `test.delay` payload: how long to work, what to charge, whether to fail. */
+  readonly payload?: Partial<TestWorkPayload> | undefined
+  readonly webhookUrl?: string | null | undefined
+}
+
+/** A `test.delay` job, processing, ready for `JobLifecycle.create`. */
+export const testJob = (input: TestJobInput) =>
+  Effect.gen(function* () {
+    const secrets = yield* Secrets
+    const now = yield* DateTime.now
+    const job: JobRecord = {
+      ...jobDefaults,
+      id: Ids.JobId.make(yield* secrets.uuid),
+      accountId: input.accountId,
+      requestId: Ids.RequestId.make(yield* secrets.uuid),
+      kind: "test.delay",
+      videoId: "test-work",
+      videoTitle: null,
+      language: null,
+      source: null,
+      mode: "speech_to_text_only",
+      status: "processing",
+      error: null,
+      creditsUsed: 0,
+      transcriptId: null,
+      payload: { delay_ms: 0, credits: 0, ...input.payload },
+      webhookUrl: input.webhookUrl ?? null,
+      createdAt: now,
+      startedAt: null,
+      completedAt: null
+    }
+    return job
+  })
+
+/** Polls `check` every 50 ms until it gives `Some`, failing after `timeoutMs`. */
+export const eventually = <A, E, R>(
+  what: string,
+  check: Effect.Effect<Option.Option<A>, E, R>,
+  timeoutMs = 30_000
+): Effect.Effect<A, E | string, R> =>
+  check.pipe(
+    Effect.flatMap(Option.match({ onNone: () => Effect.fail("not yet" as const), onSome: Effect.succeed })),
+    Effect.retry({ schedule: Schedule.spaced("50 millis") }),
+    Effect.timeoutFail({
+      duration: Duration.millis(timeoutMs),
+      onTimeout: () => `timed out waiting for ${what}`
+    })
+  ) as Effect.Effect<A, E | string, R>

@@ -14,7 +14,7 @@
 import { Args, type CliApp, Command, Options, type ValidationError } from "@effect/cli"
 import { AccountAdmin, type PersistenceError } from "@verbatim/core"
 import { Credits, type Errors, Ids, Mode, Plan } from "@verbatim/domain"
-import { Console, Effect, type Layer, Option, Schema } from "effect"
+import { Console, Effect, type Layer, Option, Redacted, Schema } from "effect"
 import { accountJson, accountLine, issuedJson, json, keyJson, keyLine } from "./output.js"
 
 const asJson = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of a readable line"))
@@ -137,8 +137,33 @@ const makeAdminCli = <E, R>(admin: Layer.Layer<AccountAdmin, E, R>) => {
       })
   ).pipe(Command.withDescription("Grant credits (a ledger entry)"), Command.provide(admin))
 
+  const webhooksSecret = Command.make(
+    "secret",
+    {
+      account: accountId,
+      rotate: Options.boolean("rotate").pipe(
+        Options.withDescription("Replace the secret: deliveries from now on are signed with the new one")
+      ),
+      json: asJson
+    },
+    (options) =>
+      Effect.gen(function* () {
+        const secret = Redacted.value(
+          yield* (yield* AccountAdmin).webhookSecret(options.account, options.rotate)
+        )
+        yield* print(
+          options.json,
+          { account_id: options.account, webhook_secret: secret, rotated: options.rotate },
+          `${options.rotate ? "New webhook" : "Webhook"} signing secret of ${options.account}: ${secret}`
+        )
+      })
+  ).pipe(
+    Command.withDescription("Show (or --rotate) the account's webhook signing secret (Standard Webhooks)"),
+    Command.provide(admin)
+  )
+
   return Command.make("verbatim-admin").pipe(
-    Command.withDescription("Administer a Verbatim server's accounts, API keys and credits"),
+    Command.withDescription("Administer a Verbatim server's accounts, API keys, credits and webhook secrets"),
     Command.withSubcommands([
       Command.make("accounts").pipe(
         Command.withDescription("Accounts"),
@@ -151,6 +176,10 @@ const makeAdminCli = <E, R>(admin: Layer.Layer<AccountAdmin, E, R>) => {
       Command.make("credits").pipe(
         Command.withDescription("Credits"),
         Command.withSubcommands([creditsGrant])
+      ),
+      Command.make("webhooks").pipe(
+        Command.withDescription("Webhook signing"),
+        Command.withSubcommands([webhooksSecret])
       )
     ])
   )

@@ -100,6 +100,8 @@ export interface Runnable {
   readonly id: Ids.JobId
   readonly kind: JobKind
   readonly accountId: Ids.AccountId
+  /** Claims so far: the queue key of a re-offer names it, so each attempt is offered once. */
+  readonly attempts: number
 }
 
 export class Jobs extends Context.Tag("@verbatim/core/Jobs")<

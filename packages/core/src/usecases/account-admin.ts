@@ -95,6 +95,20 @@ export const AccountAdminLive = Layer.effect(
           yield* getAccount(accountId)
           yield* grant(accountId, amount, reason, key ?? `grant:${yield* secrets.uuid}`)
           return yield* getAccount(accountId)
+        }),
+      webhookSecret: (accountId, rotate) =>
+        Effect.gen(function* () {
+          yield* getAccount(accountId)
+          const fresh = yield* secrets.newWebhookSecret
+          if (rotate) {
+            yield* accounts.setWebhookSecret(accountId, fresh)
+            return fresh
+          }
+          const secret = yield* accounts.ensureWebhookSecret(accountId, fresh)
+          return yield* Option.match(secret, {
+            onNone: () => Effect.fail(notFound(`account ${accountId}`, { account_id: accountId })),
+            onSome: Effect.succeed
+          })
         })
     })
   })

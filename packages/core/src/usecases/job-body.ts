@@ -52,7 +52,6 @@ const emptyData = (
     })
   })
 
-
 /** The job object, with the transcript (when completed and still stored) cut to `parts`. */
 export const jobBody = (
   job: JobRecord,

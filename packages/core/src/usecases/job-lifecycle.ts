@@ -129,10 +129,17 @@ export const JobLifecycleLive = Layer.effect(
             : outcome.transcript === null
               ? null
               : yield* transcripts.store(outcome.transcript)
-        const credits = outcome._tag === "Completed" && (stored === null || stored.created) ? outcome.price : 0
+        const credits =
+          outcome._tag === "Completed" && (stored === null || stored.created) ? outcome.price : 0
         if (outcome._tag === "Completed" && credits > 0) {
           yield* ledger.charge(
-            { accountId: job.accountId, key: `charge:job:${job.id}`, jobId: job.id, reason: outcome.reason, at },
+            {
+              accountId: job.accountId,
+              key: `charge:job:${job.id}`,
+              jobId: job.id,
+              reason: outcome.reason,
+              at
+            },
             credits
           )
         }
@@ -151,7 +158,12 @@ export const JobLifecycleLive = Layer.effect(
       })
 
     /** Writes the job's webhook delivery to the outbox, when it has a webhook; its id. */
-    const outbox = (job: JobRecord, transcript: TranscriptRecord | null, parts: PayloadParts, at: DateTime.Utc) =>
+    const outbox = (
+      job: JobRecord,
+      transcript: TranscriptRecord | null,
+      parts: PayloadParts,
+      at: DateTime.Utc
+    ) =>
       Effect.gen(function* () {
         if (job.webhookUrl === null) return Option.none<string>()
         const body = yield* encodeJob(jobBody(job, Option.fromNullable(transcript), parts))
@@ -179,7 +191,10 @@ export const JobLifecycleLive = Layer.effect(
         Effect.gen(function* () {
           yield* checked(Status.JobMachine.start(job.status))
           const created = yield* jobs.insert(job)
-          if (created.status === "processing") yield* offer(created.kind, created.id, created.accountId)
+          // Keyed like the reconciler's offers (`<id>:<attempts>`), so the two never queue it twice.
+          if (created.status === "processing") {
+            yield* offer(created.kind, created.id, created.accountId, `${created.id}:${created.attempts}`)
+          }
           return created
         }),
 
@@ -210,7 +225,12 @@ export const JobLifecycleLive = Layer.effect(
               yield* checked(Status.JobMachine.move("processing", settlement.status))
               const settled = yield* jobs.settle(job.id, owner, settlement)
               if (Option.isNone(settled)) return yield* new LeaseLost()
-              const delivery = yield* outbox(settled.value, transcript, partsOfPayload(settled.value.payload), at)
+              const delivery = yield* outbox(
+                settled.value,
+                transcript,
+                partsOfPayload(settled.value.payload),
+                at
+              )
               return {
                 finished: { job: settled.value, transcript, credits: settlement.creditsUsed },
                 delivery
@@ -218,7 +238,9 @@ export const JobLifecycleLive = Layer.effect(
             })
           )
           .pipe(
-            Effect.flatMap(({ finished, delivery }) => Effect.map(afterCommit(finished, delivery), Option.some)),
+            Effect.flatMap(({ finished, delivery }) =>
+              Effect.map(afterCommit(finished, delivery), Option.some)
+            ),
             Effect.catchTag("LeaseLost", () => Effect.succeed(Option.none<Finished>()))
           )
     })

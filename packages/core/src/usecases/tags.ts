@@ -7,7 +7,7 @@
  * failures are `PersistenceError`, answered as internal errors.
  */
 import type { Api, Credits, Errors, Ids, Mode, Plan, Transcript } from "@verbatim/domain"
-import { Context, type DateTime, type Effect } from "effect"
+import { Context, type DateTime, type Effect, type Redacted } from "effect"
 import type { PersistenceError } from "../errors.js"
 import type { Account, ApiKey } from "../ports/accounts.js"
 import type { RateVerdict } from "../ports/rate-limiter.js"
@@ -52,6 +52,11 @@ export class AccountAdmin extends Context.Tag("@verbatim/core/AccountAdmin")<
       reason: string,
       key?: string
     ) => Fails<Account>
+    /**
+     * The account's webhook signing secret (Standard Webhooks, `whsec_…`), created on first use;
+     * `rotate` replaces it (deliveries from then on are signed with the new one).
+     */
+    readonly webhookSecret: (accountId: Ids.AccountId, rotate: boolean) => Fails<Redacted.Redacted>
   }
 >() {}
 

@@ -103,7 +103,10 @@ export class Worker extends Context.Tag("@verbatim/core/Worker")<
 const describeOutcome = (outcome: WebhookOutcome): { statusCode: number | null; error: string | null } => {
   switch (outcome._tag) {
     case "Answered":
-      return { statusCode: outcome.status, error: outcome.status >= 300 ? `answered ${outcome.status}` : null }
+      return {
+        statusCode: outcome.status,
+        error: outcome.status >= 300 ? `answered ${outcome.status}` : null
+      }
     case "Unreachable":
       return { statusCode: null, error: outcome.reason }
     case "Refused":
@@ -141,7 +144,9 @@ export const WorkerLive = Layer.effect(
         const held = yield* jobs.extendLease({ id: job.id, owner, now, leaseMs: settings.leaseMs })
         if (!held) return yield* Effect.fail("lease lost" as const)
       }).pipe(
-        Effect.catchTag("PersistenceError", (error) => Effect.logWarning("could not extend a lease", error.cause)),
+        Effect.catchTag("PersistenceError", (error) =>
+          Effect.logWarning("could not extend a lease", error.cause)
+        ),
         Effect.repeat(Schedule.spaced(Duration.millis(Math.max(50, Math.floor(settings.leaseMs / 3))))),
         Effect.delay(Duration.millis(Math.max(50, Math.floor(settings.leaseMs / 3))))
       )
@@ -155,7 +160,7 @@ export const WorkerLive = Layer.effect(
             lane: job.kind,
             id: job.id,
             accountId: job.accountId,
-            key: `${job.id}:${job.attempts}`,
+            key: `${job.id}:${job.attempts}:again`,
             delayMs: afterMs
           }
         ])
@@ -193,7 +198,9 @@ export const WorkerLive = Layer.effect(
           graceOver.pipe(Effect.zipRight(Effect.interrupt))
         ]).pipe(
           Effect.onInterrupt(() =>
-            logged(`handing back job ${job.id}`, handBack(job, 0)).pipe(Effect.zipRight(Fiber.interrupt(beat)))
+            logged(`handing back job ${job.id}`, handBack(job, 0)).pipe(
+              Effect.zipRight(Fiber.interrupt(beat))
+            )
           )
         )
         yield* Fiber.interrupt(beat)
@@ -211,7 +218,12 @@ export const WorkerLive = Layer.effect(
         `job ${id}`,
         Effect.gen(function* () {
           const now = yield* DateTime.now
-          const claimed = yield* jobs.claim({ id: id as JobRecord["id"], owner, now, leaseMs: settings.leaseMs })
+          const claimed = yield* jobs.claim({
+            id: id as JobRecord["id"],
+            owner,
+            now,
+            leaseMs: settings.leaseMs
+          })
           if (Option.isNone(claimed)) return
           yield* work(claimed.value).pipe(
             Effect.catchAllCause((cause) =>
@@ -279,7 +291,14 @@ export const WorkerLive = Layer.effect(
       const runnable = yield* jobs.runnable(now, 1000)
       const due = yield* deliveries.due(now, 1000)
       yield* queue.offer([
-        ...runnable.map((job) => ({ lane: job.kind, id: job.id, accountId: job.accountId })),
+        // Keyed by attempt: an item the queue still holds for an earlier attempt (its worker died
+        // with it in hand) does not stop the job from being offered again.
+        ...runnable.map((job) => ({
+          lane: job.kind,
+          id: job.id,
+          accountId: job.accountId,
+          key: `${job.id}:${job.attempts}`
+        })),
         ...due.map((delivery) => ({
           lane: webhookLane,
           id: delivery.id,
@@ -289,15 +308,21 @@ export const WorkerLive = Layer.effect(
       ])
       return runnable.length + due.length
     }).pipe(
-      Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("reconciling failed; trying again", cause), 0))
+      Effect.catchAllCause((cause) =>
+        Effect.as(Effect.logWarning("reconciling failed; trying again", cause), 0)
+      )
     )
 
+    // Handlers run interruptibly whatever the queue's own handler region is: the lease heartbeat and
+    // the shutdown hand-back rely on interrupting the work.
     const start = Effect.gen(function* () {
       for (const lane of settings.lanes) {
-        yield* queue.consume(lane.lane, { concurrency: lane.concurrency }, (item) => runJob(item.id))
+        yield* queue.consume(lane.lane, { concurrency: lane.concurrency }, (item) =>
+          Effect.interruptible(runJob(item.id))
+        )
       }
       yield* queue.consume(webhookLane, { concurrency: settings.webhookConcurrency }, (item) =>
-        runDelivery(item.id)
+        Effect.interruptible(runDelivery(item.id))
       )
       yield* Effect.forkScoped(
         reconcile.pipe(Effect.repeat(Schedule.spaced(Duration.millis(settings.reconcileEveryMs))))

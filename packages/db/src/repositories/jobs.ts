@@ -4,6 +4,9 @@
  * settle with single conditional `UPDATE`s, so the database decides every race: a lease is taken
  * only when free or expired, and a job is settled only by the holder of its lease while processing.
  * Rows are decoded with the core's `JobRecord` schema, its dates read as `timestamptz` columns.
+ * A job names its transcript only if that transcript still exists: the sub-select locks the row
+ * (`FOR KEY SHARE`) so a concurrent delete either finishes first (the job gets null) or waits for
+ * the insert, never leaving the foreign key to fail.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
@@ -24,7 +27,12 @@ export const JobRow = Schema.Struct({
   completedAt: Schema.NullOr(Timestamp)
 })
 
-const RunnableRow = Schema.Struct({ id: Ids.JobId, kind: JobRecord.fields.kind, accountId: Ids.AccountId })
+const RunnableRow = Schema.Struct({
+  id: Ids.JobId,
+  kind: JobRecord.fields.kind,
+  accountId: Ids.AccountId,
+  attempts: Schema.NonNegativeInt
+})
 
 const Updated = Schema.Struct({ id: Ids.JobId })
 
@@ -101,7 +109,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
     Result: JobRow,
     execute: (s) =>
       sql`UPDATE jobs SET status = ${s.status}, error = ${s.error}, credits_used = ${s.creditsUsed},
-          transcript_id = (SELECT t.id FROM transcripts t WHERE t.id = ${s.transcriptId}),
+          transcript_id = (SELECT t.id FROM transcripts t WHERE t.id = ${s.transcriptId} FOR KEY SHARE),
           video_title = coalesce(${s.videoTitle}, video_title), language = ${s.language}, source = ${s.source},
           completed_at = ${s.completedAt}, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${s.completedAt}
         WHERE id = ${s.id} AND status = 'processing' AND lease_owner = ${s.owner}
@@ -112,7 +120,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
     Request: Schema.Struct({ now: Timestamp, limit: Schema.Int }),
     Result: RunnableRow,
     execute: ({ now, limit }) =>
-      sql`SELECT id, kind, account_id FROM jobs
+      sql`SELECT id, kind, account_id, attempts FROM jobs
         WHERE status = 'processing' AND (next_run_at IS NULL OR next_run_at <= ${now})
           AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
         ORDER BY next_run_at NULLS FIRST, created_at LIMIT ${limit}`
@@ -131,7 +139,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
           VALUES (${job.id}, ${job.accountId}, ${job.requestId}, ${job.kind}, ${job.videoId},
             ${job.videoTitle}, ${job.language}, ${job.source}, ${job.mode}, ${job.status}, ${job.error},
             ${job.creditsUsed},
-            (SELECT t.id FROM transcripts t WHERE t.id = ${job.transcriptId}),
+            (SELECT t.id FROM transcripts t WHERE t.id = ${job.transcriptId} FOR KEY SHARE),
             ${payload}::jsonb, ${job.webhookUrl}, ${job.attempts}, ${job.leaseOwner},
             ${toNullableDate(job.leaseExpiresAt)}, ${toNullableDate(job.nextRunAt)}, ${toDate(job.createdAt)},
             ${toNullableDate(job.startedAt)}, ${toNullableDate(job.completedAt)}, ${toDate(job.createdAt)})

@@ -173,7 +173,7 @@ describeEachDatabase(
         // Expired: listed as runnable and taken over, the attempt counted, started_at kept.
         const expired = DateTime.add(now, { millis: 2000 })
         expect(yield* runnableIds(expired)).toEqual([
-          { id: work.id, kind: "test.delay", accountId: account.id }
+          { id: work.id, kind: "test.delay", accountId: account.id, attempts: 1 }
         ])
         const second = yield* jobs.claim({ id: work.id, owner: "b", now: expired, leaseMs: 1000 })
         expect(Option.map(second, (j) => [j.leaseOwner, j.attempts, j.startedAt])).toEqual(
