@@ -48,6 +48,9 @@ export interface Retry {
 
 export type WorkResult = Outcome | Retry
 
+/** Why the work stopped before its handler finished. */
+type Interrupted = { readonly _tag: "LeaseLost" } | { readonly _tag: "Stopping" }
+
 /** What a kind of job does with a claimed job. It cannot fail: every failure is an outcome. */
 export type JobHandler = (job: JobRecord) => Effect.Effect<WorkResult>
 
@@ -192,10 +195,13 @@ export const WorkerLive = Layer.effect(
           return yield* finish(job, { _tag: "Failed", error: `this server cannot run ${job.kind} jobs` })
         }
         const beat = yield* Effect.fork(heartbeat(job))
-        const result = yield* Effect.raceAll([
+        // The first to finish wins: the work, the loss of the lease, or the end of the shutdown grace.
+        const leaseLost: Interrupted = { _tag: "LeaseLost" }
+        const stopping: Interrupted = { _tag: "Stopping" }
+        const result: WorkResult | Interrupted = yield* Effect.raceAll([
           handler(job),
-          Fiber.join(beat).pipe(Effect.zipRight(Effect.never)),
-          graceOver.pipe(Effect.zipRight(Effect.interrupt))
+          Fiber.join(beat).pipe(Effect.either, Effect.as(leaseLost)),
+          graceOver.pipe(Effect.as(stopping))
         ]).pipe(
           Effect.onInterrupt(() =>
             logged(`handing back job ${job.id}`, handBack(job, 0)).pipe(
@@ -204,6 +210,13 @@ export const WorkerLive = Layer.effect(
           )
         )
         yield* Fiber.interrupt(beat)
+        if (result._tag === "LeaseLost") {
+          return yield* Effect.logWarning(`job ${job.id}: lease lost while working; another worker has it`)
+        }
+        if (result._tag === "Stopping") {
+          yield* Effect.logInfo(`job ${job.id}: shutting down, handing it back`)
+          return yield* handBack(job, 0)
+        }
         if (result._tag === "Retry") {
           if (job.attempts >= settings.maxAttempts) {
             return yield* finish(job, { _tag: "Failed", error: result.error })

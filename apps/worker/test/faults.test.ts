@@ -1,0 +1,227 @@
+/**
+ * Faults over real processes, on PostgreSQL and Redis: a worker killed with SIGKILL in the middle
+ * of its jobs, Redis losing every key mid-run, a worker stopped with SIGTERM while it works, and two
+ * API servers with two workers sharing one database and one Redis. Every accepted job finishes
+ * exactly once and is charged exactly once; the rate limit holds across servers.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { type Account, AccountAdmin, JobLifecycle, type JobRecord, Jobs, Ledger } from "@verbatim/core"
+import { eventually, type TestJobInput, testJob } from "@verbatim/runtime"
+import { Effect, Option } from "effect"
+import { exitOf, fleetAvailable, flushPrefix, freePort, startApp, withFleet } from "./fleet.js"
+
+const newAccount = (credits: number, plan: Account["plan"] = "pro") =>
+  Effect.flatMap(AccountAdmin, (admin) =>
+    admin.createAccount({ name: `faults ${Math.random()}`, plan, credits }).pipe(Effect.orDie)
+  )
+
+const createJobs = (count: number, input: TestJobInput) =>
+  Effect.gen(function* () {
+    const lifecycle = yield* JobLifecycle
+    return yield* Effect.forEach(
+      Array.from({ length: count }),
+      () => Effect.flatMap(testJob(input), lifecycle.create),
+      { concurrency: 8 }
+    )
+  })
+
+const current = (created: ReadonlyArray<JobRecord>) =>
+  Effect.flatMap(Jobs, (jobs) =>
+    Effect.forEach(created, (job) => Effect.map(jobs.find(job.id), Option.getOrThrow))
+  )
+
+/** Waits until every job is finished; the jobs as they ended. */
+const allFinished = (created: ReadonlyArray<JobRecord>, timeoutMs = 90_000) =>
+  eventually(
+    "every job to finish",
+    Effect.map(current(created), (jobs) =>
+      Option.liftPredicate(jobs, (all) => all.every((job) => job.status !== "processing"))
+    ),
+    timeoutMs
+  )
+
+/** Each job completed and charged exactly `credits`, once; the balance equals the ledger. */
+const expectChargedOnce = (account: Account, finished: ReadonlyArray<JobRecord>, credits: number) =>
+  Effect.gen(function* () {
+    const ledger = yield* Ledger
+    expect(finished.map((job) => job.status)).toEqual(finished.map(() => "completed"))
+    expect(finished.map((job) => job.creditsUsed)).toEqual(finished.map(() => credits))
+    const entries = yield* ledger.entries(account.id)
+    const charges = entries.filter((entry) => entry.kind === "charge")
+    expect(charges).toHaveLength(finished.length)
+    expect(new Set(charges.map((entry) => entry.jobId)).size).toBe(finished.length)
+    expect(charges.every((entry) => entry.amount === -credits)).toBe(true)
+    const balance = yield* ledger.balance(account.id)
+    expect(balance).toBe(entries.reduce((sum, entry) => sum + entry.amount, 0))
+    expect(balance).toBe(account.credits - credits * finished.length)
+  })
+
+describe.skipIf(!fleetAvailable)("faults over real processes (PostgreSQL + Redis)", () => {
+  it.live(
+    "a worker killed with SIGKILL mid-job: another worker finishes every job once, charged once",
+    () =>
+      withFleet((fleet) =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            const account = yield* newAccount(100)
+            const created = yield* createJobs(6, {
+              accountId: account.id,
+              payload: { delay_ms: 4_000, credits: 3 }
+            })
+            const first = yield* startApp("worker", fleet.env)
+            yield* eventually(
+              "the first worker to hold every job",
+              Effect.map(current(created), (jobs) =>
+                Option.liftPredicate(jobs, (all) => all.every((job) => job.leaseOwner !== null))
+              ),
+              60_000
+            )
+            first.child.kill("SIGKILL")
+            expect(Option.isSome(yield* exitOf(first, 10_000))).toBe(true)
+            // Nothing finished in the killed worker.
+            expect((yield* current(created)).every((job) => job.status === "processing")).toBe(true)
+
+            yield* startApp("worker", fleet.env)
+            const finished = yield* allFinished(created)
+            yield* expectChargedOnce(account, finished, 3)
+            // Each was claimed by the dead worker, then again by the live one.
+            expect(finished.every((job) => job.attempts >= 2)).toBe(true)
+          })
+        )
+      ),
+    180_000
+  )
+
+  it.live(
+    "Redis losing every key mid-run: every accepted job still finishes once",
+    () =>
+      withFleet((fleet) =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            const account = yield* newAccount(100)
+            const created = yield* createJobs(20, {
+              accountId: account.id,
+              payload: { delay_ms: 300, credits: 1 }
+            })
+            yield* startApp("worker", { ...fleet.env, VERBATIM_WORKER_CONCURRENCY: "2" })
+            yield* eventually(
+              "some jobs to finish",
+              Effect.map(current(created), (jobs) =>
+                Option.liftPredicate(jobs, (all) => all.some((job) => job.status === "completed"))
+              ),
+              60_000
+            )
+            const deleted = yield* flushPrefix(fleet.prefix)
+            expect(deleted).toBeGreaterThan(0)
+            const finished = yield* allFinished(created)
+            yield* expectChargedOnce(account, finished, 1)
+          })
+        )
+      ),
+    180_000
+  )
+
+  it.live(
+    "SIGTERM: the worker stops within its grace period and hands its job back; another finishes it once",
+    () =>
+      withFleet((fleet) =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            const account = yield* newAccount(10)
+            const created = yield* createJobs(1, {
+              accountId: account.id,
+              payload: { delay_ms: 5_000, credits: 2 }
+            })
+            const first = yield* startApp("worker", fleet.env)
+            yield* eventually(
+              "the worker to hold the job",
+              Effect.map(current(created), (jobs) =>
+                Option.liftPredicate(jobs, (all) => all.every((job) => job.leaseOwner !== null))
+              ),
+              60_000
+            )
+            first.child.kill("SIGTERM")
+            // Grace is 300 ms: it stops well before the 5 s job would end.
+            expect(Option.isSome(yield* exitOf(first, 4_000))).toBe(true)
+            const [handedBack] = yield* current(created)
+            expect(handedBack).toMatchObject({ status: "processing", leaseOwner: null, attempts: 1 })
+            expect(first.output()).not.toMatch(/Error|defect/i)
+            // Handed back, not left to expire: another worker takes it at once and finishes it once.
+            yield* startApp("worker", fleet.env)
+            const finished = yield* allFinished(created)
+            yield* expectChargedOnce(account, finished, 2)
+            expect(finished[0]?.attempts).toBe(2)
+          })
+        )
+      ),
+    120_000
+  )
+
+  it.live(
+    "two API servers and two workers: a burst runs once per job, and the rate limit holds across servers",
+    () =>
+      withFleet((fleet) =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            const ports = [yield* freePort, yield* freePort]
+            yield* Effect.forEach(ports, (port) =>
+              startApp("server", {
+                ...fleet.env,
+                PORT: String(port),
+                HOST: "127.0.0.1",
+                VERBATIM_WORKER: "off"
+              })
+            )
+            yield* startApp("worker", fleet.env)
+            yield* startApp("worker", fleet.env)
+
+            const account = yield* newAccount(200)
+            const created = yield* createJobs(60, {
+              accountId: account.id,
+              payload: { delay_ms: 20, credits: 1 }
+            })
+            const finished = yield* allFinished(created)
+            yield* expectChargedOnce(account, finished, 1)
+
+            // The free plan: 1 request per second, a bucket of 2, per account across every server.
+            const free = yield* newAccount(5, "free")
+            const key = (yield* (yield* AccountAdmin).issueKey(free.id).pipe(Effect.orDie)).key
+            for (const port of ports) {
+              yield* eventually(
+                `the server on ${port} to answer`,
+                Effect.promise(() =>
+                  fetch(`http://127.0.0.1:${port}/api/v2/ping`).then(
+                    (response) => Option.liftPredicate(response.status, (status) => status === 200),
+                    () => Option.none<number>()
+                  )
+                ),
+                60_000
+              )
+            }
+            const started = Date.now()
+            const answers = yield* Effect.promise(() =>
+              Promise.all(
+                Array.from({ length: 10 }, (_, i) =>
+                  fetch(`http://127.0.0.1:${ports[i % 2]}/api/v2/credits`, {
+                    headers: { authorization: `Bearer ${key}` }
+                  }).then((response) => ({
+                    status: response.status,
+                    retryAfter: response.headers.get("retry-after")
+                  }))
+                )
+              )
+            )
+            const seconds = (Date.now() - started) / 1000
+            const allowed = answers.filter((answer) => answer.status === 200).length
+            expect(allowed).toBeGreaterThanOrEqual(1)
+            // A limiter per server would let 2 through on each (4 or more).
+            expect(allowed).toBeLessThanOrEqual(2 + Math.ceil(seconds))
+            const refused = answers.filter((answer) => answer.status === 429)
+            expect(refused.length).toBe(10 - allowed)
+            expect(refused.every((answer) => answer.retryAfter !== null)).toBe(true)
+          })
+        )
+      ),
+    180_000
+  )
+})
