@@ -37,7 +37,7 @@ import { shippedCataloguePath } from "@verbatim/demo-platform"
 import type { Ids, Language } from "@verbatim/domain"
 import { Transcript } from "@verbatim/domain"
 import { MemoryWorkQueue } from "@verbatim/queue"
-import { NodeServicesLive, platformFor, servicesOn } from "@verbatim/runtime"
+import { demoPlatform, NodeServicesLive, servicesOn } from "@verbatim/runtime"
 import { Config, Console, DateTime, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { commonWord, generator, rareWord, words } from "./words.js"
 
@@ -163,7 +163,7 @@ const program = Effect.gen(function* () {
   const useCases = servicesOn(
     Layer.mergeAll(
       persistenceLayer(database),
-      platformFor({ demoCatalogue: shippedCataloguePath }),
+      demoPlatform(shippedCataloguePath),
       MemoryWorkQueue.layer,
       Unlimited,
       NodeServicesLive,

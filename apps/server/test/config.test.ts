@@ -13,12 +13,12 @@ const failure = (env: Record<string, string>): string => {
 }
 
 describe("ServerConfig", () => {
-  it("defaults: port 3000 on 127.0.0.1, demo platform with the shipped catalogue, embedded database, seed on", () => {
+  it("defaults: port 3000 on 127.0.0.1, YouTube, embedded database, seed on", () => {
     const settings = Either.getOrThrow(read({}))
     expect(settings).toMatchObject({
       port: 3000,
       host: "127.0.0.1",
-      platform: "demo",
+      platform: "youtube",
       demoCatalogue: shippedCataloguePath,
       seed: true
     })
@@ -58,9 +58,19 @@ describe("ServerConfig", () => {
     expect(failure(env)).toContain(variable)
   })
 
-  it("VERBATIM_PLATFORM=youtube is refused until its adapter ships, saying what to do", () => {
-    const message = failure({ VERBATIM_PLATFORM: "youtube" })
-    expect(message).toContain("VERBATIM_PLATFORM")
-    expect(message).toContain("YouTube adapter is not available")
+  it("VERBATIM_PLATFORM=demo selects the shipped catalogue and reads no YouTube setting", () => {
+    const settings = Either.getOrThrow(read({ VERBATIM_PLATFORM: "demo" }))
+    expect(settings.platform).toBe("demo")
+    expect(Option.isNone(settings.youtube)).toBe(true)
+    expect(Option.isSome(Either.getOrThrow(read({})).youtube)).toBe(true)
+  })
+
+  it.each([
+    [{ VERBATIM_YOUTUBE_CACHE_SIZE: "many" }, "VERBATIM_YOUTUBE_CACHE_SIZE"],
+    [{ VERBATIM_WORKER: "sometimes" }, "VERBATIM_WORKER"],
+    [{ VERBATIM_JOB_LEASE_MS: "0" }, "VERBATIM_JOB_LEASE_MS"],
+    [{ VERBATIM_WEBHOOK_SCHEDULE: "0,soon" }, "VERBATIM_WEBHOOK_SCHEDULE"]
+  ])("a bad work or platform setting names its variable: %j", (env, variable) => {
+    expect(failure(env)).toContain(variable)
   })
 })

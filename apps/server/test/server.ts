@@ -18,7 +18,14 @@ import { FetchHttpClient, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { HttpLive, makeClient, type VerbatimClient } from "@verbatim/api"
 import { type Account, AccountAdmin, type NewAccountInput } from "@verbatim/core"
-import { runWorker, servicesOn, testInfrastructure, testWorkSettings, workerOn } from "@verbatim/runtime"
+import {
+  runWorker,
+  servicesOn,
+  type TestInfrastructureOptions,
+  testInfrastructure,
+  testWorkSettings,
+  workerOn
+} from "@verbatim/runtime"
 import { Context, Effect, Layer, Logger, LogLevel } from "effect"
 import { makeNodeServer } from "../src/node-server.js"
 
@@ -136,18 +143,24 @@ const make = Effect.gen(function* () {
  * The use cases of the production wiring on the test infrastructure (a fresh test database, the
  * shipped catalogue, the in-memory queue), with the embedded worker running, as `pnpm start` does.
  */
-export const TestUseCasesLive = Layer.scopedDiscard(runWorker).pipe(
-  Layer.provide(workerOn(testWorkSettings())),
-  Layer.provideMerge(servicesOn(testInfrastructure()))
-)
+export const testUseCasesOn = (options: TestInfrastructureOptions = {}) =>
+  Layer.scopedDiscard(runWorker).pipe(
+    Layer.provide(workerOn(testWorkSettings())),
+    Layer.provideMerge(servicesOn(testInfrastructure(options)))
+  )
+
+export const TestUseCasesLive = testUseCasesOn()
 
 /**
  * The server and the `TestServer` helper; the use cases are provided too (to arrange data the API
  * cannot, e.g. with `AccountAdmin`). Request logs are silenced; warnings and errors still show.
  */
-export const TestServerLive = Layer.effect(TestServer, make).pipe(
-  Layer.provideMerge(HttpLive),
-  Layer.provideMerge(TestUseCasesLive),
-  Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: 0, host: "127.0.0.1" })),
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
-)
+export const testServerOn = (options: TestInfrastructureOptions = {}) =>
+  Layer.effect(TestServer, make).pipe(
+    Layer.provideMerge(HttpLive),
+    Layer.provideMerge(testUseCasesOn(options)),
+    Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: 0, host: "127.0.0.1" })),
+    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  )
+
+export const TestServerLive = testServerOn()

@@ -120,6 +120,7 @@ export const makeFleet = Effect.gen(function* () {
       REDIS_URL: redisUrl,
       VERBATIM_REDIS_PREFIX: prefix,
       VERBATIM_SEED: "false",
+      VERBATIM_PLATFORM: "demo",
       VERBATIM_JOB_LEASE_MS: "1500",
       VERBATIM_RECONCILE_MS: "300",
       VERBATIM_SHUTDOWN_GRACE_MS: "300",
@@ -133,6 +134,7 @@ export const makeFleet = Effect.gen(function* () {
       database: { url: Option.some(Redacted.make(url)), dataDir: "./.data", pool: { maxConnections: 5 } },
       platform: "demo",
       demoCatalogue: shippedCataloguePath,
+      youtube: Option.none(),
       redis: { url: Option.some(Redacted.make(redisUrl)), prefix },
       work: testWorkSettings()
     })

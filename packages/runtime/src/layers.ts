@@ -31,7 +31,7 @@ import {
 } from "@verbatim/core"
 import { NodeSecrets } from "@verbatim/crypto"
 import { type DatabaseSettings, databaseLayer, persistenceLayer, type Repositories } from "@verbatim/db"
-import { type CatalogueInvalid, type DemoCatalogue, DemoPlatform } from "@verbatim/demo-platform"
+import { type CatalogueInvalid, DemoPlatform } from "@verbatim/demo-platform"
 import {
   MemoryRateLimiter,
   MemoryWorkQueue,
@@ -41,17 +41,24 @@ import {
   RedisWorkQueue
 } from "@verbatim/queue"
 import { NodeAddressResolver, NodeWebhookSender } from "@verbatim/webhooks"
+import { defaultSettings, YouTubePlatform } from "@verbatim/youtube"
 import { Effect, Layer, Option } from "effect"
 import type { InfrastructureSettings, WorkSettings } from "./settings.js"
 
 /** The persistence of the settings: PGlite in the data folder, or PostgreSQL; migrated when built. */
 export const persistenceFor = (database: DatabaseSettings) => persistenceLayer(databaseLayer(database))
 
-/** The video platform of the settings (only the demo platform in this release). */
+/** The demo platform on a catalogue file. */
+export const demoPlatform = (catalogue: string): Layer.Layer<VideoPlatform, CatalogueInvalid> =>
+  DemoPlatform.layer(catalogue).pipe(Layer.provide(NodeFileSystem.layer))
+
+/** The video platform of the settings: YouTube (with its settings), or the demo catalogue. */
 export const platformFor = (
-  settings: Pick<InfrastructureSettings, "demoCatalogue">
-): Layer.Layer<VideoPlatform | DemoCatalogue, CatalogueInvalid> =>
-  DemoPlatform.layer(settings.demoCatalogue).pipe(Layer.provide(NodeFileSystem.layer))
+  settings: Pick<InfrastructureSettings, "platform" | "demoCatalogue" | "youtube">
+): Layer.Layer<VideoPlatform, CatalogueInvalid> =>
+  settings.platform === "demo"
+    ? demoPlatform(settings.demoCatalogue)
+    : YouTubePlatform.layer(Option.getOrElse(settings.youtube, () => defaultSettings))
 
 /** The work queue and the rate limiter: in memory without `REDIS_URL`, else on Redis under the prefix. */
 export const queuesFor = (redis: RedisSettings) =>

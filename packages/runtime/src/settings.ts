@@ -6,7 +6,8 @@
  * | variable | default | meaning |
  * |---|---|---|
  * | VERBATIM_DATA_DIR, DATABASE_URL, DATABASE_POOL_MAX | see `@verbatim/db` | the database |
- * | VERBATIM_PLATFORM | demo | the video platform |
+ * | VERBATIM_PLATFORM | youtube | the video platform: `youtube`, or `demo` (the shipped catalogue, offline) |
+ * | VERBATIM_YOUTUBE_* | see `@verbatim/youtube` | proxies, cache, pacing, timeouts of the YouTube adapter |
  * | VERBATIM_DEMO_CATALOG | the shipped catalogue | catalogue file of the demo platform |
  * | REDIS_URL | unset | Redis for the queue and the rate limits; unset: in memory, one process |
  * | VERBATIM_REDIS_PREFIX | verbatim: | put in front of every Redis key |
@@ -25,25 +26,23 @@ import { DatabaseConfig, type DatabaseSettings } from "@verbatim/db"
 import { demoCataloguePath } from "@verbatim/demo-platform"
 import { Webhook } from "@verbatim/domain"
 import { RedisConfig, type RedisSettings } from "@verbatim/queue"
+import { YouTubeConfig, type YouTubeSettings } from "@verbatim/youtube"
 import { Config, ConfigError, Either, Option } from "effect"
 
-/** The video platforms a process can use in this release. */
-export type PlatformName = "demo"
-
-export const youtubeNotAvailable =
-  "the YouTube adapter is not available in this release; set VERBATIM_PLATFORM=demo (the default)"
+/** The video platforms a process can use: YouTube (the default), or the demo catalogue (offline). */
+export type PlatformName = "youtube" | "demo"
 
 export const PlatformConfig: Config.Config<PlatformName> = Config.literal(
-  "demo",
-  "youtube"
-)("VERBATIM_PLATFORM").pipe(
-  Config.withDefault("demo" as const),
-  Config.mapOrFail((name) =>
-    name === "demo"
-      ? Either.right(name)
-      : Either.left(ConfigError.InvalidData(["VERBATIM_PLATFORM"], youtubeNotAvailable))
-  )
-)
+  "youtube",
+  "demo"
+)("VERBATIM_PLATFORM").pipe(Config.withDefault("youtube" as const))
+
+export interface PlatformSettings {
+  readonly name: PlatformName
+  readonly demoCatalogue: string
+  /** YouTube's settings (proxies, cache, pacing); read only when YouTube is the platform. */
+  readonly youtube: Option.Option<YouTubeSettings>
+}
 
 export interface WorkSettings {
   /** Whether this process runs the worker too (the embedded default). */
@@ -63,6 +62,8 @@ export interface InfrastructureSettings {
   readonly database: DatabaseSettings
   readonly platform: PlatformName
   readonly demoCatalogue: string
+  /** Present when the platform is YouTube. */
+  readonly youtube: Option.Option<YouTubeSettings>
   readonly redis: RedisSettings
   readonly work: WorkSettings
 }
@@ -88,6 +89,7 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
   database: DatabaseConfig,
   platform: PlatformConfig,
   demoCatalogue: demoCataloguePath,
+  youtubeSettings: YouTubeConfig,
   redis: RedisConfig,
   workerMode: WorkerModeConfig,
   concurrency: positive("VERBATIM_WORKER_CONCURRENCY", 4),
@@ -103,10 +105,11 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
   ),
   schedule: ScheduleConfig
 }).pipe(
-  Config.map(({ database, platform, demoCatalogue, redis, workerMode, ...work }) => ({
+  Config.map(({ database, platform, demoCatalogue, youtubeSettings, redis, workerMode, ...work }) => ({
     database,
     platform,
     demoCatalogue,
+    youtube: platform === "youtube" ? Option.some(youtubeSettings) : Option.none(),
     redis,
     work: {
       ...work,

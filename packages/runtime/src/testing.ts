@@ -12,6 +12,7 @@ import {
   ResolveFailed,
   Secrets,
   type TestWorkPayload,
+  type VideoPlatform,
   WebhookAllowList
 } from "@verbatim/core"
 import { NodeSecrets } from "@verbatim/crypto"
@@ -20,7 +21,7 @@ import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Ids } from "@verbatim/domain"
 import { NodeWebhookSender } from "@verbatim/webhooks"
 import { DateTime, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
-import { platformFor, queuesFor } from "./layers.js"
+import { demoPlatform, queuesFor } from "./layers.js"
 import type { WorkSettings } from "./settings.js"
 
 /** Fast work settings for tests. */
@@ -66,6 +67,8 @@ export const staticResolver = (table: ReadonlyMap<string, ReadonlyArray<string>>
 export const testAllowedHosts: ReadonlyArray<string> = ["127.0.0.1", "localhost", "::1"]
 
 export interface TestInfrastructureOptions {
+  /** The video platform (default: the demo platform on the shipped catalogue). */
+  readonly platform?: Layer.Layer<VideoPlatform, unknown> | undefined
   /** Use Redis (`REDIS_URL`) under this key prefix instead of the in-memory queue and limiter. */
   readonly redisPrefix?: string | undefined
 }
@@ -79,7 +82,7 @@ export const testInfrastructure = (options: TestInfrastructureOptions = {}) => {
       : { url: Option.none(), prefix: "unused:" }
   return Layer.mergeAll(
     persistenceLayer(TestDatabaseLive),
-    platformFor({ demoCatalogue: shippedCataloguePath }),
+    options.platform ?? demoPlatform(shippedCataloguePath),
     queuesFor(redis),
     NodeSecrets.layer,
     NodeWebhookSender.layer,

@@ -1,0 +1,94 @@
+/**
+ * The server on YouTube, over real HTTP, with the real adapter answering from recorded YouTube
+ * responses (`@verbatim/youtube/testing`; nothing reaches the network): a recorded video is
+ * transcribed, stored, listed by language and exported; every recorded refusal becomes its
+ * documented status and code.
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { recordedVideos, recordedYouTube, replayFetch, replayLayer } from "@verbatim/youtube/testing"
+import { Effect } from "effect"
+import { TestServer, testServerOn } from "./server.js"
+
+const YouTubeServerLive = testServerOn({ platform: replayLayer(replayFetch(recordedYouTube())) })
+
+layer(YouTubeServerLive, { timeout: "60 seconds", excludeTestServices: true })(
+  "the server on YouTube",
+  (it) => {
+    describe("a recorded video", () => {
+      it.effect("is transcribed from its captions, stored, listed by language and exported", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* server.newAccount({ credits: 5 })
+          const video = recordedVideos.captioned
+          const first = yield* server.post("/api/v2/transcribe", {
+            key,
+            json: { video: `https://www.youtube.com/watch?v=${video}`, language: "en", mode: "captions_only" }
+          })
+          expect(first.status).toBe(200)
+          expect(first.json).toMatchObject({
+            status: "completed",
+            credits_used: 1,
+            data: { video_id: video, transcript: { language: "en", source: "manual" } }
+          })
+          const body = first.json as { data: { transcript: { text: string; segments: Array<unknown> } } }
+          expect(body.data.transcript.segments.length).toBeGreaterThan(0)
+          expect(body.data.transcript.text.length).toBeGreaterThan(0)
+
+          const again = yield* server.post("/api/v2/transcribe", { key, json: { video, language: "en" } })
+          expect(again.json).toMatchObject({ status: "completed", credits_used: 0 })
+
+          const stored = yield* server.get(`/api/v2/transcripts/${video}`, { key })
+          expect(stored.status).toBe(200)
+          expect(stored.json).toMatchObject({
+            video_id: video,
+            language: "en",
+            text: body.data.transcript.text
+          })
+
+          const languages = yield* server.get(`/api/v2/transcripts/${video}/languages`, { key })
+          expect(languages.status).toBe(200)
+          const listed = languages.json as {
+            languages: Array<string>
+            platform_translation_languages: Array<string>
+          }
+          expect(listed.languages).toEqual(["en"])
+          expect(listed.platform_translation_languages.length).toBeGreaterThan(0)
+
+          const srt = yield* server.get(`/api/v2/transcripts/${video}?format=srt`, { key })
+          expect(srt.status).toBe(200)
+          expect(srt.text).toMatch(/^1\r?\n\d\d:\d\d:\d\d,\d\d\d --> \d\d:\d\d:\d\d,\d\d\d\r?\n/)
+          const vtt = yield* server.get(`/api/v2/transcripts/${video}?format=vtt`, { key })
+          expect(vtt.text.startsWith("WEBVTT")).toBe(true)
+
+          const credits = yield* server.get("/api/v2/credits", { key })
+          expect(credits.json).toMatchObject({ credits: 4 })
+        })
+      )
+    })
+
+    describe("every recorded refusal is its documented status and code, and charges nothing", () => {
+      it.effect.each([
+        [recordedVideos.ageRestricted, 403, "age_restricted"],
+        [recordedVideos.botCheck, 503, "platform_blocked"],
+        [recordedVideos.unavailable, 404, "video_unavailable"],
+        [recordedVideos.unplayable, 404, "video_unavailable"],
+        [recordedVideos.captionsDisabled, 404, "no_captions"],
+        [recordedVideos.poTokenRequired, 503, "platform_blocked"],
+        ["NeverSeen01", 404, "video_unavailable"]
+      ] as const)("%s: %i %s", ([video, status, code]) =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* server.newAccount({ credits: 3 })
+          const response = yield* server.post("/api/v2/transcribe", {
+            key,
+            json: { video, mode: "captions_only" }
+          })
+          expect(response.status).toBe(status)
+          expect(response.json).toMatchObject({ error: code })
+          const credits = yield* server.get("/api/v2/credits", { key })
+          expect(credits.json).toMatchObject({ credits: 3 })
+        })
+      )
+    })
+  }
+)
