@@ -89,6 +89,9 @@ export class WebhookDeliveries extends Context.Tag("@verbatim/core/WebhookDelive
     /** The deliveries of a job (for the job's delivery log). */
     readonly ofJob: (jobId: Ids.JobId) => Effect.Effect<ReadonlyArray<DeliveryRecord>, PersistenceError>
     /** Up to `limit` pending deliveries due now and not leased. */
-    readonly due: (now: DateTime.Utc, limit: number) => Effect.Effect<ReadonlyArray<DueDelivery>, PersistenceError>
+    readonly due: (
+      now: DateTime.Utc,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<DueDelivery>, PersistenceError>
   }
 >() {}

@@ -107,7 +107,7 @@ export const JobLifecycleLive = Layer.effect(
           )
         )
 
-    /** The settlement of an outcome, writing the transcript and the charge (inside the transaction). */
+    /** The settlement of an outcome, writing the transcript, and the charge to post (inside the transaction). */
     const apply = (job: JobRecord, outcome: Outcome, at: DateTime.Utc) =>
       Effect.gen(function* () {
         if (outcome._tag === "Failed") {
@@ -121,7 +121,7 @@ export const JobLifecycleLive = Layer.effect(
             source: job.source,
             completedAt: at
           }
-          return { settlement, transcript: null }
+          return { settlement, transcript: null, charge: Effect.void }
         }
         const stored =
           outcome._tag === "Served"
@@ -131,18 +131,23 @@ export const JobLifecycleLive = Layer.effect(
               : yield* transcripts.store(outcome.transcript)
         const credits =
           outcome._tag === "Completed" && (stored === null || stored.created) ? outcome.price : 0
-        if (outcome._tag === "Completed" && credits > 0) {
-          yield* ledger.charge(
-            {
-              accountId: job.accountId,
-              key: `charge:job:${job.id}`,
-              jobId: job.id,
-              reason: outcome.reason,
-              at
-            },
-            credits
-          )
-        }
+        // Posted last in the transaction: it locks the account's row, which every charge of the
+        // account waits for, so the lock is held only until the commit.
+        const charge =
+          outcome._tag === "Completed" && credits > 0
+            ? Effect.asVoid(
+                ledger.charge(
+                  {
+                    accountId: job.accountId,
+                    key: `charge:job:${job.id}`,
+                    jobId: job.id,
+                    reason: outcome.reason,
+                    at
+                  },
+                  credits
+                )
+              )
+            : Effect.void
         const record = stored?.record ?? null
         const settlement: Settlement = {
           status: "completed",
@@ -154,7 +159,7 @@ export const JobLifecycleLive = Layer.effect(
           source: record?.sourceKind ?? job.source,
           completedAt: at
         }
-        return { settlement, transcript: record }
+        return { settlement, transcript: record, charge }
       })
 
     /** Writes the job's webhook delivery to the outbox, when it has a webhook; its id. */
@@ -202,7 +207,7 @@ export const JobLifecycleLive = Layer.effect(
         tx
           .transaction(
             Effect.gen(function* () {
-              const { settlement, transcript } = yield* apply(job, outcome, at)
+              const { settlement, transcript, charge } = yield* apply(job, outcome, at)
               yield* checked(Status.JobMachine.start(settlement.status))
               const created = yield* jobs.insert({
                 ...job,
@@ -212,6 +217,7 @@ export const JobLifecycleLive = Layer.effect(
                 leaseExpiresAt: null
               })
               const delivery = yield* outbox(created, transcript, partsOfPayload(created.payload), at)
+              yield* charge
               return { finished: { job: created, transcript, credits: settlement.creditsUsed }, delivery }
             })
           )
@@ -221,7 +227,7 @@ export const JobLifecycleLive = Layer.effect(
         tx
           .transaction(
             Effect.gen(function* () {
-              const { settlement, transcript } = yield* apply(job, outcome, at)
+              const { settlement, transcript, charge } = yield* apply(job, outcome, at)
               yield* checked(Status.JobMachine.move("processing", settlement.status))
               const settled = yield* jobs.settle(job.id, owner, settlement)
               if (Option.isNone(settled)) return yield* new LeaseLost()
@@ -231,6 +237,7 @@ export const JobLifecycleLive = Layer.effect(
                 partsOfPayload(settled.value.payload),
                 at
               )
+              yield* charge
               return {
                 finished: { job: settled.value, transcript, credits: settlement.creditsUsed },
                 delivery
