@@ -1,7 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Effect, Either, FastCheck as fc, Schema } from "effect"
 import { ErrorBody, errorBodyFor, TranscribeRequest, UploadCreateRequest } from "../../src/api/index.js"
-import { ApiError, apiError, invalidRequest, meaningOf, mergeIssues, statusOf } from "../../src/error/index.js"
+import {
+  ApiError,
+  apiError,
+  invalidRequest,
+  meaningOf,
+  mergeIssues,
+  statusOf
+} from "../../src/error/index.js"
 
 describe("ApiError", () => {
   it("converts to the error body and back without loss", () => {
