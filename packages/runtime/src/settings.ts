@@ -18,7 +18,7 @@
  * | VERBATIM_RECONCILE_MS | 5000 | how often runnable jobs and due deliveries are offered again |
  * | VERBATIM_SHUTDOWN_GRACE_MS | 10000 | how long SIGTERM waits for jobs in hand before handing them back |
  * | VERBATIM_JOB_MAX_ATTEMPTS | 5 | claims of one job before it fails for good |
- * | VERBATIM_WEBHOOK_TIMEOUT_MS | 10000 | one delivery attempt's time limit |
+ * | VERBATIM_WEBHOOK_TIMEOUT_MS | 15000 | one delivery attempt's time limit |
  * | VERBATIM_WEBHOOK_ALLOWED_HOSTS | none | hosts that may resolve to private addresses (comma-separated) |
  * | VERBATIM_WEBHOOK_SCHEDULE | 0,5s,5m,30m,2h,5h,10h,10h | waits before each delivery attempt |
  */
@@ -98,7 +98,7 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
   reconcileEveryMs: positive("VERBATIM_RECONCILE_MS", 5_000),
   shutdownGraceMs: positive("VERBATIM_SHUTDOWN_GRACE_MS", 10_000),
   maxAttempts: positive("VERBATIM_JOB_MAX_ATTEMPTS", 5),
-  webhookTimeoutMs: positive("VERBATIM_WEBHOOK_TIMEOUT_MS", 10_000),
+  webhookTimeoutMs: positive("VERBATIM_WEBHOOK_TIMEOUT_MS", Webhook.defaultTimeoutMs),
   allowedHosts: Config.string("VERBATIM_WEBHOOK_ALLOWED_HOSTS").pipe(
     Config.map(Webhook.parseAllowedHosts),
     Config.withDefault([] as ReadonlyArray<string>)
