@@ -10,7 +10,10 @@ import { Effect, Option } from "effect"
 import { TestServer, TestServerLive } from "./server.js"
 
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("embedded work", (it) => {
-  const finishedJob = (accountId: Parameters<Jobs["Type"]["get"]>[0], id: Parameters<Jobs["Type"]["get"]>[1]) =>
+  const finishedJob = (
+    accountId: Parameters<Jobs["Type"]["get"]>[0],
+    id: Parameters<Jobs["Type"]["get"]>[1]
+  ) =>
     eventually(
       "the job to finish",
       Effect.map(
@@ -39,10 +42,17 @@ layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("emb
     () =>
       Effect.gen(function* () {
         const account = yield* (yield* TestServer).createAccount({ credits: 10 })
-        const job = yield* testJob({ accountId: account.id, payload: { credits: 4, retry_until_attempt: 1000 } })
+        const job = yield* testJob({
+          accountId: account.id,
+          payload: { credits: 4, retry_until_attempt: 1000 }
+        })
         yield* (yield* JobLifecycle).create(job)
         const done = yield* finishedJob(account.id, job.id)
-        expect(done).toMatchObject({ status: "failed", attempts: testWorkSettings().maxAttempts, creditsUsed: 0 })
+        expect(done).toMatchObject({
+          status: "failed",
+          attempts: testWorkSettings().maxAttempts,
+          creditsUsed: 0
+        })
         expect(done.error).toContain("asked to retry")
         expect((yield* (yield* Ledger).entries(account.id)).filter((e) => e.kind === "charge")).toEqual([])
       }),
