@@ -2,35 +2,39 @@
  * Stored transcripts, owned per account, per video, language and source kind, and searchable
  * over video id, title and text.
  */
-import type { Api, Credits, Ids, Language, Status, Transcript } from "@verbatim/domain"
-import { Context, type DateTime, type Effect, type Option } from "effect"
+import { Api, Credits, Ids, Language, Status, Transcript } from "@verbatim/domain"
+import { Context, type DateTime, type Effect, type Option, Schema } from "effect"
 import type { PersistenceError } from "../errors.js"
 
 /** What a list query returns for each transcript: metadata, and segments only when asked. */
-export interface TranscriptSummary {
-  readonly id: Ids.TranscriptId
-  readonly accountId: Ids.AccountId
-  readonly videoId: string
-  readonly videoTitle: string | null
-  readonly language: Language.LanguageCode
-  readonly sourceKind: Transcript.SourceKind
-  readonly status: Status.StoredTranscriptStatus
-  readonly wordCount: number
-  readonly segmentCount: number
-  readonly durationSeconds: number
-  readonly creditsUsed: Credits.Credits
-  readonly createdAt: DateTime.Utc
-}
+export const TranscriptSummary = Schema.Struct({
+  id: Ids.TranscriptId,
+  accountId: Ids.AccountId,
+  videoId: Schema.String,
+  videoTitle: Schema.NullOr(Schema.String),
+  language: Language.LanguageCode,
+  sourceKind: Transcript.SourceKind,
+  status: Status.StoredTranscriptStatus,
+  wordCount: Schema.NonNegativeInt,
+  segmentCount: Schema.NonNegativeInt,
+  durationSeconds: Schema.NonNegativeInt,
+  creditsUsed: Credits.Credits,
+  createdAt: Schema.DateTimeUtc
+})
+export interface TranscriptSummary extends Schema.Schema.Type<typeof TranscriptSummary> {}
 
-export interface TranscriptRecord extends TranscriptSummary {
-  readonly channelId: string | null
-  readonly text: string
-  readonly segments: ReadonlyArray<Transcript.Segment>
-  readonly hasTimestamps: boolean
-  readonly summary: Api.FreeFormObject | null
-  readonly mindMap: Api.FreeFormObject | null
-  readonly asrIntelligence: Api.AsrIntelligence | null
-}
+/** A stored transcript: the row, what tools show and what use cases read, in one schema (dates as ISO text). */
+export const TranscriptRecord = Schema.Struct({
+  ...TranscriptSummary.fields,
+  channelId: Schema.NullOr(Schema.String),
+  text: Schema.String,
+  segments: Schema.Array(Transcript.Segment),
+  hasTimestamps: Schema.Boolean,
+  summary: Schema.NullOr(Api.FreeFormObject),
+  mindMap: Schema.NullOr(Api.FreeFormObject),
+  asrIntelligence: Schema.NullOr(Api.AsrIntelligence)
+})
+export interface TranscriptRecord extends Schema.Schema.Type<typeof TranscriptRecord> {}
 
 export interface OwnedFilter {
   readonly id?: Ids.TranscriptId | undefined

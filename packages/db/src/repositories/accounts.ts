@@ -45,6 +45,34 @@ export const make: Effect.Effect<Accounts["Type"], never, SqlClient.SqlClient> =
   const oneAccount = (rows: Effect.Effect<ReadonlyArray<unknown>, unknown>) =>
     rows.pipe(Effect.flatMap(decodeAccounts), Effect.map(first))
 
+  const accountById = SqlSchema.findOne({
+    Request: Ids.AccountId,
+    Result: AccountRow,
+    execute: (id) => sql`SELECT ${accountColumns} FROM accounts WHERE id = ${id}`
+  })
+
+  const allAccounts = SqlSchema.findAll({
+    Request: Schema.Void,
+    Result: AccountRow,
+    execute: () => sql`SELECT ${accountColumns} FROM accounts ORDER BY created_at, id`
+  })
+
+  const accountByKeyHash = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: AccountRow,
+    execute: (hash) =>
+      sql`SELECT a.id, a.name, a.plan, a.credits, a.default_mode, a.onboarding_completed, a.created_at
+        FROM api_keys k JOIN accounts a ON a.id = k.account_id
+        WHERE k.hash = ${hash} AND k.revoked_at IS NULL`
+  })
+
+  const keysOf = SqlSchema.findAll({
+    Request: Ids.AccountId,
+    Result: ApiKeyRow,
+    execute: (accountId) =>
+      sql`SELECT ${keyColumns} FROM api_keys WHERE account_id = ${accountId} ORDER BY created_at, id`
+  })
+
   const ensureSecret = SqlSchema.findOne({
     Request: Schema.Struct({ id: Ids.AccountId, candidate: Schema.String }),
     Result: SecretRow,
@@ -76,25 +104,16 @@ export const make: Effect.Effect<Accounts["Type"], never, SqlClient.SqlClient> =
         operation("Accounts.create")
       ),
 
-    get: (id) =>
-      oneAccount(sql`SELECT ${accountColumns} FROM accounts WHERE id = ${id}`).pipe(
-        operation("Accounts.get")
-      ),
+    get: (id) => accountById(id).pipe(operation("Accounts.get")),
 
-    list: sql`SELECT ${accountColumns} FROM accounts ORDER BY created_at, id`.pipe(
-      Effect.flatMap(decodeAccounts),
-      operation("Accounts.list")
-    ),
+    list: allAccounts(undefined).pipe(operation("Accounts.list")),
 
     setPlan: (id, plan) =>
       oneAccount(sql`UPDATE accounts SET plan = ${plan} WHERE id = ${id} RETURNING ${accountColumns}`).pipe(
         operation("Accounts.setPlan")
       ),
 
-    findByKeyHash: (hash) =>
-      oneAccount(sql`SELECT a.id, a.name, a.plan, a.credits, a.default_mode, a.onboarding_completed, a.created_at
-        FROM api_keys k JOIN accounts a ON a.id = k.account_id
-        WHERE k.hash = ${hash} AND k.revoked_at IS NULL`).pipe(operation("Accounts.findByKeyHash")),
+    findByKeyHash: (hash) => accountByKeyHash(hash).pipe(operation("Accounts.findByKeyHash")),
 
     addKey: (key) =>
       sql`INSERT INTO api_keys ${sql.insert({
@@ -110,11 +129,7 @@ export const make: Effect.Effect<Accounts["Type"], never, SqlClient.SqlClient> =
         operation("Accounts.addKey")
       ),
 
-    listKeys: (accountId) =>
-      sql`SELECT ${keyColumns} FROM api_keys WHERE account_id = ${accountId} ORDER BY created_at, id`.pipe(
-        Effect.flatMap(decodeKeys),
-        operation("Accounts.listKeys")
-      ),
+    listKeys: (accountId) => keysOf(accountId).pipe(operation("Accounts.listKeys")),
 
     revokeKey: (keyId, at) =>
       isUuid(keyId)

@@ -8,6 +8,7 @@
  * and no key posts twice, under any concurrency, on PGlite and PostgreSQL alike.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import {
   type EntryKind,
   type EntryRequest,
@@ -17,7 +18,7 @@ import {
   type Posted
 } from "@verbatim/core"
 import { Credits, Ids } from "@verbatim/domain"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { Int8, Int8As, Timestamp, toDate } from "./columns.js"
 import { AccountNotFound, operation, operationKeeping } from "./failure.js"
 
@@ -34,7 +35,6 @@ const EntryRow = Schema.Struct({
   reason: Schema.String,
   createdAt: Timestamp
 })
-const decodeEntries = Schema.decodeUnknown(Schema.Array(EntryRow))
 
 const isInsufficientCredits = (error: unknown): error is InsufficientCredits =>
   error instanceof InsufficientCredits
@@ -43,13 +43,28 @@ const isInsufficientCredits = (error: unknown): error is InsufficientCredits =>
 export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
+  const balanceRow = SqlSchema.findOne({
+    Request: Ids.AccountId,
+    Result: BalanceRow,
+    execute: (accountId) => sql`SELECT credits FROM accounts WHERE id = ${accountId}`
+  })
+
+  const entriesOf = SqlSchema.findAll({
+    Request: Ids.AccountId,
+    Result: EntryRow,
+    execute: (accountId) =>
+      sql`SELECT id, account_id, kind, amount, key, job_id, reason, created_at
+        FROM ledger_entries WHERE account_id = ${accountId} ORDER BY seq`
+  })
+
   const balanceOf = (accountId: Ids.AccountId) =>
-    sql`SELECT credits FROM accounts WHERE id = ${accountId}`.pipe(
-      Effect.flatMap(decodeBalances),
-      Effect.flatMap((rows) => {
-        const [row] = rows
-        return row === undefined ? new AccountNotFound({ accountId }) : Effect.succeed(row.credits)
-      })
+    balanceRow(accountId).pipe(
+      Effect.flatMap(
+        Option.match({
+          onNone: () => new AccountNotFound({ accountId }),
+          onSome: (row) => Effect.succeed(row.credits)
+        })
+      )
     )
 
   /** Inserts the entry unless its key was used; true when inserted. */
@@ -95,9 +110,7 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
       post("charge", request, -amount).pipe(operationKeeping("Ledger.charge", isInsufficientCredits)),
     refund: (request, amount) => post("refund", request, amount).pipe(operation("Ledger.refund")),
     entries: (accountId) =>
-      sql`SELECT id, account_id, kind, amount, key, job_id, reason, created_at
-        FROM ledger_entries WHERE account_id = ${accountId} ORDER BY seq`.pipe(
-        Effect.flatMap(decodeEntries),
+      entriesOf(accountId).pipe(
         Effect.map((rows): ReadonlyArray<LedgerEntry> => rows),
         operation("Ledger.entries")
       )

@@ -8,52 +8,32 @@
  * a search shaped like one id is read as a phrase.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
 import type * as Statement from "@effect/sql/Statement"
 import {
   type Stored,
   type TranscriptPage,
-  type TranscriptRecord,
+  TranscriptRecord,
   type TranscriptSearch,
+  TranscriptSummary,
   Transcripts
 } from "@verbatim/core"
-import { Api, Credits, Ids, Language, Status, Transcript } from "@verbatim/domain"
+import { Api, Ids, Language } from "@verbatim/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { jsonText, nullableJsonText, Timestamp, toDate } from "./columns.js"
 import { operation, StoreConflict } from "./failure.js"
 import { countOf, totalOf } from "./page.js"
 
-const Count = Schema.NonNegativeInt
+/** Columns of a list item: the core's `TranscriptSummary`, its date as the driver gives it. */
+const SummaryFields = { ...TranscriptSummary.fields, createdAt: Timestamp }
 
-const SummaryFields = {
-  id: Ids.TranscriptId,
-  accountId: Ids.AccountId,
-  videoId: Schema.String,
-  videoTitle: Schema.NullOr(Schema.String),
-  language: Language.LanguageCode,
-  sourceKind: Transcript.SourceKind,
-  status: Status.StoredTranscriptStatus,
-  wordCount: Count,
-  segmentCount: Count,
-  durationSeconds: Count,
-  creditsUsed: Credits.Credits,
-  createdAt: Timestamp
-}
-
-const Segments = Schema.Array(Transcript.Segment)
+const Segments = TranscriptRecord.fields.segments
 
 const SummaryRow = Schema.Struct(SummaryFields)
 const SummaryWithSegmentsRow = Schema.Struct({ ...SummaryFields, segments: Segments })
 
-const RecordRow = Schema.Struct({
-  ...SummaryFields,
-  channelId: Schema.NullOr(Schema.String),
-  text: Schema.String,
-  segments: Segments,
-  hasTimestamps: Schema.Boolean,
-  summary: Schema.NullOr(Api.FreeFormObject),
-  mindMap: Schema.NullOr(Api.FreeFormObject),
-  asrIntelligence: Schema.NullOr(Api.AsrIntelligence)
-})
+/** A `transcripts` row: the core's `TranscriptRecord`, its date as the driver gives it. */
+const RecordRow = Schema.Struct({ ...TranscriptRecord.fields, createdAt: Timestamp })
 
 const decodeRecords = Schema.decodeUnknown(Schema.Array(RecordRow))
 const decodeSummaries = Schema.decodeUnknown(Schema.Array(SummaryRow))
@@ -110,22 +90,46 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
       return Option.fromNullable((yield* decodeRecords(rows))[0])
     })
 
-  const existing = (record: TranscriptRecord) =>
-    Effect.map(
-      Effect.flatMap(
-        sql`SELECT ${recordColumns} FROM transcripts
-          WHERE account_id = ${record.accountId} AND video_id = ${record.videoId}
-            AND language = ${record.language} AND source_kind = ${record.sourceKind}`,
-        decodeRecords
-      ),
-      (rows) => Option.fromNullable(rows[0])
-    )
+  const existing = SqlSchema.findOne({
+    Request: Schema.Struct({
+      accountId: Ids.AccountId,
+      videoId: Schema.String,
+      language: Language.LanguageCode,
+      sourceKind: TranscriptRecord.fields.sourceKind
+    }),
+    Result: RecordRow,
+    execute: (key) =>
+      sql`SELECT ${recordColumns} FROM transcripts
+        WHERE account_id = ${key.accountId} AND video_id = ${key.videoId}
+          AND language = ${key.language} AND source_kind = ${key.sourceKind}`
+  })
+
+  const getOne = SqlSchema.findOne({
+    Request: Schema.Struct({ accountId: Ids.AccountId, id: Ids.TranscriptId }),
+    Result: RecordRow,
+    execute: ({ accountId, id }) =>
+      sql`SELECT ${recordColumns} FROM transcripts WHERE account_id = ${accountId} AND id = ${id}`
+  })
+
+  const languagesOf = SqlSchema.findAll({
+    Request: Schema.Struct({ accountId: Ids.AccountId, videoId: Schema.String }),
+    Result: Schema.Struct({ language: Language.LanguageCode }),
+    execute: ({ accountId, videoId }) =>
+      sql`SELECT language FROM transcripts
+        WHERE account_id = ${accountId} AND video_id = ${videoId} AND status = 'succeeded'
+        GROUP BY language ORDER BY language COLLATE "C"`
+  })
 
   const store = (record: TranscriptRecord, attempt: number): Effect.Effect<Stored, unknown> =>
     Effect.gen(function* () {
       const created = yield* insert(record)
       if (Option.isSome(created)) return { record: created.value, created: true }
-      const found = yield* existing(record)
+      const found = yield* existing({
+        accountId: record.accountId,
+        videoId: record.videoId,
+        language: record.language,
+        sourceKind: record.sourceKind
+      })
       if (Option.isSome(found)) return { record: found.value, created: false }
       // The row that conflicted was deleted in between: try again.
       return yield* attempt < storeAttempts
@@ -195,12 +199,7 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
         operation("Transcripts.owned")
       ),
 
-    get: (accountId, id) =>
-      sql`SELECT ${recordColumns} FROM transcripts WHERE account_id = ${accountId} AND id = ${id}`.pipe(
-        Effect.flatMap(decodeRecords),
-        Effect.map((rows) => Option.fromNullable(rows[0])),
-        operation("Transcripts.get")
-      ),
+    get: (accountId, id) => getOne({ accountId, id }).pipe(operation("Transcripts.get")),
 
     search: (accountId, query) => search(accountId, query).pipe(operation("Transcripts.search")),
 
@@ -223,12 +222,7 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
       ).pipe(operation("Transcripts.removeByIds")),
 
     languages: (accountId, videoId) =>
-      sql`SELECT language FROM transcripts
-        WHERE account_id = ${accountId} AND video_id = ${videoId} AND status = 'succeeded'
-        GROUP BY language ORDER BY language COLLATE "C"`.pipe(
-        Effect.flatMap(
-          Schema.decodeUnknown(Schema.Array(Schema.Struct({ language: Language.LanguageCode })))
-        ),
+      languagesOf({ accountId, videoId }).pipe(
         Effect.map((rows) => rows.map((row) => row.language)),
         operation("Transcripts.languages")
       )
