@@ -203,25 +203,28 @@ export const JobLifecycleLive = Layer.effect(
           return created
         }),
 
-      record: (job, outcome, at) =>
-        tx
-          .transaction(
-            Effect.gen(function* () {
-              const { settlement, transcript, charge } = yield* apply(job, outcome, at)
-              yield* checked(Status.JobMachine.start(settlement.status))
-              const created = yield* jobs.insert({
-                ...job,
-                ...settlement,
-                startedAt: job.startedAt ?? at,
-                leaseOwner: null,
-                leaseExpiresAt: null
-              })
-              const delivery = yield* outbox(created, transcript, partsOfPayload(created.payload), at)
-              yield* charge
-              return { finished: { job: created, transcript, credits: settlement.creditsUsed }, delivery }
-            })
-          )
-          .pipe(Effect.flatMap(({ finished, delivery }) => afterCommit(finished, delivery))),
+      record: (job, outcome, at) => {
+        const work = Effect.gen(function* () {
+          const { settlement, transcript, charge } = yield* apply(job, outcome, at)
+          yield* checked(Status.JobMachine.start(settlement.status))
+          const created = yield* jobs.insert({
+            ...job,
+            ...settlement,
+            startedAt: job.startedAt ?? at,
+            leaseOwner: null,
+            leaseExpiresAt: null
+          })
+          const delivery = yield* outbox(created, transcript, partsOfPayload(created.payload), at)
+          yield* charge
+          return { finished: { job: created, transcript, credits: settlement.creditsUsed }, delivery }
+        })
+        // Serving an owned transcript or recording a failure writes one row and no delivery: no
+        // transaction is needed, and the hot path (owned transcripts served again) saves two round trips.
+        const single = outcome._tag !== "Completed" && job.webhookUrl === null
+        return (single ? work : tx.transaction(work)).pipe(
+          Effect.flatMap(({ finished, delivery }) => afterCommit(finished, delivery))
+        )
+      },
 
       settle: (job, owner, outcome, at) =>
         tx

@@ -127,6 +127,9 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
   })
 
   const decodeRows = Schema.decodeUnknown(Schema.Array(JobRow))
+  const decodeInserted = Schema.decodeUnknown(
+    Schema.Array(Schema.Struct({ transcriptId: JobRecord.fields.transcriptId }))
+  )
 
   return Jobs.of({
     insert: (job) =>
@@ -143,9 +146,11 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
             ${payload}::jsonb, ${job.webhookUrl}, ${job.attempts}, ${job.leaseOwner},
             ${toNullableDate(job.leaseExpiresAt)}, ${toNullableDate(job.nextRunAt)}, ${toDate(job.createdAt)},
             ${toNullableDate(job.startedAt)}, ${toNullableDate(job.completedAt)}, ${toDate(job.createdAt)})
-          RETURNING ${columns}`
-        const decoded = yield* decodeRows(rows)
-        return yield* Option.fromNullable(decoded[0])
+          RETURNING transcript_id`
+        // Only the transcript reference can differ from what was written (null when it was gone).
+        const [row] = yield* decodeInserted(rows)
+        if (row === undefined) return yield* Effect.dieMessage("INSERT ... RETURNING gave no row")
+        return { ...job, transcriptId: row.transcriptId }
       }).pipe(operation("Jobs.insert")),
 
     get: (accountId, id) => findOwned({ accountId, id }).pipe(operation("Jobs.get")),
