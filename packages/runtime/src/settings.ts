@@ -22,6 +22,7 @@
  * | VERBATIM_WEBHOOK_ALLOWED_HOSTS | none | hosts that may resolve to private addresses (comma-separated) |
  * | VERBATIM_WEBHOOK_SCHEDULE | 0,5s,5m,30m,2h,5h,10h,10h | waits before each delivery attempt |
  */
+import { webhookAllowedHostsConfig } from "@verbatim/core"
 import { DatabaseConfig, type DatabaseSettings } from "@verbatim/db"
 import { demoCataloguePath } from "@verbatim/demo-platform"
 import { Webhook } from "@verbatim/domain"
@@ -99,10 +100,7 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
   shutdownGraceMs: positive("VERBATIM_SHUTDOWN_GRACE_MS", 10_000),
   maxAttempts: positive("VERBATIM_JOB_MAX_ATTEMPTS", 5),
   webhookTimeoutMs: positive("VERBATIM_WEBHOOK_TIMEOUT_MS", Webhook.defaultTimeoutMs),
-  allowedHosts: Config.string("VERBATIM_WEBHOOK_ALLOWED_HOSTS").pipe(
-    Config.map(Webhook.parseAllowedHosts),
-    Config.withDefault([] as ReadonlyArray<string>)
-  ),
+  allowedHosts: webhookAllowedHostsConfig,
   schedule: ScheduleConfig
 }).pipe(
   Config.map(({ database, platform, demoCatalogue, youtubeSettings, redis, workerMode, ...work }) => ({
