@@ -51,6 +51,14 @@ describe("caption bodies", () => {
     expect(Either.isLeft(json) && json.left._tag).toBe("Unreadable")
   })
 
+  // Pinned: found by the property below (seed -1783495742): an unknown entity name is text, kept as written.
+  it("keeps an unknown entity name such as &A; as written", () => {
+    const body = JSON.stringify({ events: [{ tStartMs: 0, dDurationMs: 0, segs: [{ utf8: "&A;" }] }] })
+    const result = parseCaptions(body, { rolling: false })
+    expect(Either.isRight(result) && result.right.map((s) => s.text)).toEqual(["&A;"])
+    expect(Either.isRight(result) && segmentIssues(result.right)).toEqual([])
+  })
+
   it("json3 of any cues parses to lawful segments carrying each non-blank cue's text", () =>
     fc.assert(
       fc.property(cues, fc.boolean(), (list, rolling) => {
