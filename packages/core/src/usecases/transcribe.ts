@@ -118,16 +118,22 @@ export const makeTranscribe = Effect.gen(function* () {
 
       const serveCaptions = (videoId: Ids.VideoId, details: VideoDetails, track: Captions.CaptionTrack) =>
         Effect.gen(function* () {
-          const owned = yield* transcripts.owned(account.id, resolved.videoId, {
+          const ownedTrack = transcripts.owned(account.id, resolved.videoId, {
             language: track.language,
             sourceKinds: [track.kind]
           })
-          const first = owned[0]
+          const first = (yield* ownedTrack)[0]
           if (first !== undefined) return yield* serveOwned(first)
 
           const price = Pricing.captionCredits(false)
           const balance = yield* ledger.balance(account.id)
-          if (balance < price) return yield* failWith(insufficient(price, balance), details)
+          if (balance < price) {
+            // A concurrent request may have stored (and paid for) this transcript since the look
+            // above: the balance it spent is then no reason to refuse, the transcript is owned.
+            const stored = (yield* ownedTrack)[0]
+            if (stored !== undefined) return yield* serveOwned(stored)
+            return yield* failWith(insufficient(price, balance), details)
+          }
 
           const segments = yield* platform
             .captions(videoId, track)

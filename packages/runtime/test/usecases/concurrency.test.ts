@@ -109,7 +109,10 @@ layer(useCasesLayer(), suiteOptions)("spending under concurrency, on the product
           expect(owned).toHaveLength(1)
           expect(new Set(jobs.map((job) => job.transcriptId))).toEqual(new Set([owned[0]?.id]))
         }),
-      { timeout: 120_000, fastCheck: { numRuns: 12 } }
+      // Pinned: found in CI (seed -2077220609): with 1 credit, a request that looked before the
+      // winner stored the transcript and read the balance after it paid answered 402 instead of
+      // serving the transcript now owned.
+      { timeout: 120_000, fastCheck: { numRuns: 12, examples: [[0, 11, 1]] } }
     )
 
     it.effect.prop(
