@@ -1,4 +1,6 @@
 import { defineProject, mergeConfig } from "vitest/config"
 import { shared } from "../../vitest.shared.js"
 
-export default mergeConfig(shared, defineProject({ test: { name: "server" } }))
+// Black-box tests over real HTTP with the worker running (speech recognition, batches, webhooks):
+// each may wait on real work, slower when CI runs every suite at once on two cores.
+export default mergeConfig(shared, defineProject({ test: { name: "server", testTimeout: 60_000 } }))

@@ -3,15 +3,19 @@
  * backlog created first, then drained by one worker), and accept-to-start latency (jobs offered at
  * 100 per second to a running worker), on each queue: `test.delay` jobs (no delay, 1 credit) created through
  * `JobLifecycle.create` (insert + offer), claimed by one worker (the production `Worker`, in this
- * process) with a lease, and settled in one transaction (charge + job + outbox). Accept-to-start is
- * `started_at - created_at` of each job, as the database recorded them.
+ * process) with a lease, and settled with their charge (the worker claims and settles the jobs that
+ * are ready together, in batches). Accept-to-start is `started_at - created_at` of each job, as the
+ * database recorded them. The process's CPU time per drained job is printed too: on a shared machine
+ * it varies much less than jobs/s.
  *
  * Runs on PGlite (a temporary data folder) or on PostgreSQL when DATABASE_URL is set (a throw-away
  * schema); on the in-memory queue, and on Redis too when REDIS_URL is set (a throw-away prefix).
  * Settings: BENCH_JOBS (2000), BENCH_CONCURRENCY (16), BENCH_ACCOUNTS (16: the jobs' owners). Results are printed and written to
- * bench/results/.
+ * bench/results/. BENCH_CPU_PROFILE=<folder> writes a V8 CPU profile of each drain (`.cpuprofile`, for
+ * Chrome's DevTools or speedscope).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { Session } from "node:inspector/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -23,6 +27,7 @@ import { shippedCataloguePath } from "@verbatim/demo-platform"
 import {
   demoPlatform,
   NodeServicesLive,
+  offlineMedia,
   queuesFor,
   runWorker,
   servicesOn,
@@ -49,8 +54,33 @@ const settings = Config.all({
   concurrency: Config.integer("BENCH_CONCURRENCY").pipe(Config.withDefault(16)),
   accounts: Config.integer("BENCH_ACCOUNTS").pipe(Config.withDefault(16)),
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
-  redisUrl: Config.option(Config.string("REDIS_URL"))
+  redisUrl: Config.option(Config.string("REDIS_URL")),
+  cpuProfile: Config.option(Config.string("BENCH_CPU_PROFILE"))
 })
+
+/** Runs `effect` under V8's CPU profiler when a folder is given, writing `<name>.cpuprofile` there. */
+const profiled = <A, E, R>(folder: Option.Option<string>, name: string, effect: Effect.Effect<A, E, R>) =>
+  Option.match(folder, {
+    onNone: () => effect,
+    onSome: (dir) =>
+      Effect.acquireUseRelease(
+        Effect.promise(async () => {
+          const session = new Session()
+          session.connect()
+          await session.post("Profiler.enable")
+          await session.post("Profiler.start")
+          return session
+        }),
+        () => effect,
+        (session) =>
+          Effect.promise(async () => {
+            const { profile } = await session.post("Profiler.stop")
+            mkdirSync(dir, { recursive: true })
+            writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify(profile))
+            session.disconnect()
+          })
+      )
+  })
 
 interface Result {
   readonly queue: string
@@ -59,6 +89,8 @@ interface Result {
   readonly jobs: number
   readonly seconds: number
   readonly jobsPerSecond: number
+  /** This process's CPU time (user and system) while draining, per job: less noisy than jobs/s. */
+  readonly cpuMsPerJob: number
   readonly acceptToStartP50Ms: number
   readonly acceptToStartP99Ms: number
 }
@@ -81,7 +113,13 @@ const waitSettled = Effect.gen(function* () {
  * drained by one worker: jobs per second. One account's charges take its row lock in turn, so a
  * single account is bounded by its commits; many accounts run side by side.
  */
-const throughput = (count: number, accounts: number, work: WorkSettings) =>
+const throughput = (
+  count: number,
+  accounts: number,
+  work: WorkSettings,
+  profile: Option.Option<string>,
+  name: string
+) =>
   Effect.gen(function* () {
     const admin = yield* AccountAdmin
     const lifecycle = yield* JobLifecycle
@@ -96,8 +134,14 @@ const throughput = (count: number, accounts: number, work: WorkSettings) =>
       { concurrency: 16, discard: true }
     )
     const started = Date.now()
-    yield* Effect.scoped(Effect.zipRight(runWorker, waitSettled)).pipe(Effect.provide(workerOn(work)))
-    return (Date.now() - started) / 1000
+    const cpuBefore = process.cpuUsage()
+    yield* profiled(
+      profile,
+      name,
+      Effect.scoped(Effect.zipRight(runWorker, waitSettled)).pipe(Effect.provide(workerOn(work)))
+    )
+    const cpu = process.cpuUsage(cpuBefore)
+    return { seconds: (Date.now() - started) / 1000, cpuMs: (cpu.user + cpu.system) / 1000 }
   })
 
 /** Phase 2: jobs offered at a steady `rate` per second to a running worker: accept-to-start latencies. */
@@ -132,9 +176,22 @@ const latency = (count: number, rate: number, work: WorkSettings) =>
     return latencies.sort((a, b) => a - b)
   })
 
-const measure = (queue: string, database: string, count: number, accounts: number, work: WorkSettings) =>
+const measure = (
+  queue: string,
+  database: string,
+  count: number,
+  accounts: number,
+  work: WorkSettings,
+  profile: Option.Option<string>
+) =>
   Effect.gen(function* () {
-    const seconds = yield* throughput(count, accounts, work)
+    const { seconds, cpuMs } = yield* throughput(
+      count,
+      accounts,
+      work,
+      profile,
+      `jobs-${queue}-${accounts}-accounts`
+    )
     const latencies = yield* latency(Math.min(count, 500), 100, work)
     const result: Result = {
       queue,
@@ -143,6 +200,7 @@ const measure = (queue: string, database: string, count: number, accounts: numbe
       jobs: count,
       seconds: Number(seconds.toFixed(2)),
       jobsPerSecond: Math.round(count / seconds),
+      cpuMsPerJob: Number((cpuMs / count).toFixed(3)),
       acceptToStartP50Ms: percentile(latencies, 50),
       acceptToStartP99Ms: percentile(latencies, 99)
     }
@@ -178,6 +236,7 @@ const program = Effect.gen(function* () {
         demoPlatform(shippedCataloguePath),
         queuesFor(queue.redis),
         NodeServicesLive,
+        offlineMedia(),
         Layer.succeed(WebhookAllowList, [])
       )
     )
@@ -186,22 +245,26 @@ const program = Effect.gen(function* () {
       reconcileEveryMs: 5_000,
       leaseMs: 30_000
     })
-    const measured = yield* measure(queue.name, databaseName, config.jobs, config.accounts, work).pipe(
-      Effect.scoped,
-      Effect.provide(services)
-    )
+    const measured = yield* measure(
+      queue.name,
+      databaseName,
+      config.jobs,
+      config.accounts,
+      work,
+      config.cpuProfile
+    ).pipe(Effect.scoped, Effect.provide(services))
     results.push(measured)
   }
   yield* Console.log(
     `\nJobs through the job machine (test.delay, 0 ms of work), one worker, concurrency ${config.concurrency}: jobs/s draining a backlog; accept-to-start at 100 jobs/s offered`
   )
   yield* Console.log(
-    "| queue | database | accounts | jobs | seconds | jobs/s | accept-to-start p50 ms | p99 ms |"
+    "| queue | database | accounts | jobs | seconds | jobs/s | CPU ms/job | accept-to-start p50 ms | p99 ms |"
   )
-  yield* Console.log("|---|---|---|---|---|---|---|---|")
+  yield* Console.log("|---|---|---|---|---|---|---|---|---|")
   for (const r of results) {
     yield* Console.log(
-      `| ${r.queue} | ${r.database} | ${r.accounts} | ${r.jobs} | ${r.seconds} | ${r.jobsPerSecond} | ${r.acceptToStartP50Ms} | ${r.acceptToStartP99Ms} |`
+      `| ${r.queue} | ${r.database} | ${r.accounts} | ${r.jobs} | ${r.seconds} | ${r.jobsPerSecond} | ${r.cpuMsPerJob} | ${r.acceptToStartP50Ms} | ${r.acceptToStartP99Ms} |`
     )
   }
   const folder = join(dirname(fileURLToPath(import.meta.url)), "../results")

@@ -37,7 +37,7 @@ import { shippedCataloguePath } from "@verbatim/demo-platform"
 import type { Ids, Language } from "@verbatim/domain"
 import { Transcript } from "@verbatim/domain"
 import { MemoryWorkQueue } from "@verbatim/queue"
-import { demoPlatform, NodeServicesLive, servicesOn } from "@verbatim/runtime"
+import { demoPlatform, NodeServicesLive, offlineMedia, servicesOn } from "@verbatim/runtime"
 import { Config, Console, DateTime, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { commonWord, generator, rareWord, words } from "./words.js"
 
@@ -167,6 +167,7 @@ const program = Effect.gen(function* () {
       MemoryWorkQueue.layer,
       Unlimited,
       NodeServicesLive,
+      offlineMedia(),
       Layer.succeed(WebhookAllowList, [])
     )
   )

@@ -19,7 +19,19 @@ const AdminLive = Layer.unwrapScoped(
   })
 )
 
-const program = runAdmin(AdminLive)(process.argv).pipe(
+/** The OAuth store for `oauth list|revoke`, on the same database (opened only by those commands). */
+const OAuthStoreLive = Layer.unwrapScoped(
+  Effect.gen(function* () {
+    const database = yield* DatabaseConfig
+    if (Option.isNone(database.url)) yield* holdDataFolder(database.dataDir)
+    return persistenceFor(database)
+  })
+)
+
+const program = runAdmin(
+  AdminLive,
+  OAuthStoreLive
+)(process.argv).pipe(
   Effect.tapErrorCause((cause) =>
     // The CLI has already explained a command line it rejected.
     Option.exists(Cause.failureOption(cause), ValidationError.isValidationError)

@@ -7,16 +7,28 @@
  * |---|---|---|
  * | PORT | 3000 | TCP port to listen on |
  * | HOST | 127.0.0.1 | address to listen on; 0.0.0.0 accepts other machines (containers) |
- * | VERBATIM_SEED | true without DATABASE_URL, else false | seed a development account into an empty database |
+ * | VERBATIM_LOG_LEVEL, VERBATIM_LOG_FORMAT | info; json off a terminal | see `packages/runtime/src/settings.ts` |
+ * | OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME | unset; verbatim-server | tracing over OTLP/HTTP when set (`tracing.ts`) |
+ * | VERBATIM_SEED | true | seed a development account into an empty database (PGlite or PostgreSQL) and print its key once |
  * | (the rest) | | see `packages/runtime/src/settings.ts` and the README |
  */
-import { InfrastructureConfig, type InfrastructureSettings } from "@verbatim/runtime"
-import { Config, Option } from "effect"
+import {
+  InfrastructureConfig,
+  type InfrastructureSettings,
+  LogConfig,
+  type LogSettings
+} from "@verbatim/runtime"
+import { Config } from "effect"
+import { TracingConfig, type TracingSettings } from "./tracing.js"
 
 export interface ServerSettings extends InfrastructureSettings {
   readonly port: number
   readonly host: string
   readonly seed: boolean
+  /** VERBATIM_LOG_LEVEL and VERBATIM_LOG_FORMAT. */
+  readonly log: LogSettings
+  /** OTEL_EXPORTER_OTLP_ENDPOINT (or _TRACES_ENDPOINT) and OTEL_SERVICE_NAME. */
+  readonly tracing: TracingSettings
 }
 
 export const ServerConfig: Config.Config<ServerSettings> = Config.all({
@@ -26,13 +38,9 @@ export const ServerConfig: Config.Config<ServerSettings> = Config.all({
     Config.withDefault("127.0.0.1")
   ),
   infrastructure: InfrastructureConfig,
-  seedSetting: Config.option(Config.boolean("VERBATIM_SEED"))
-}).pipe(
-  Config.map(({ seedSetting, infrastructure, ...settings }) => ({
-    ...infrastructure,
-    ...settings,
-    seed: Option.getOrElse(seedSetting, () => Option.isNone(infrastructure.database.url))
-  }))
-)
+  seed: Config.boolean("VERBATIM_SEED").pipe(Config.withDefault(true)),
+  log: LogConfig,
+  tracing: TracingConfig
+}).pipe(Config.map(({ infrastructure, ...settings }) => ({ ...infrastructure, ...settings })))
 
 export { describeConfigError } from "@verbatim/runtime"

@@ -2,8 +2,10 @@
  * The embedded database lives in one folder that only one process may open at a time (PGlite is
  * in-process). While a server or an admin command uses the folder it holds `verbatim.pid` there;
  * a second process refuses to start, naming the holder. A file left by a process that no longer
- * runs is taken over.
+ * runs is taken over. The file goes when the scope closes, and also when the process exits without
+ * closing it (`process.exit` after a repeated signal): only SIGKILL can leave it behind.
  */
+import { readFileSync, rmSync } from "node:fs"
 import { FileSystem, Path } from "@effect/platform"
 import { Data, Effect, Option } from "effect"
 
@@ -46,7 +48,25 @@ export const holdDataFolder = (folder: string) =>
     if (Option.isSome(pid) && running(pid.value)) {
       return yield* new DataFolderInUse({ folder, pid: pid.value })
     }
-    yield* Effect.acquireRelease(fs.writeFileString(file, `${process.pid}\n`), () =>
-      fs.remove(file).pipe(Effect.ignore)
+    const onExit = () => removeIfOurs(file)
+    yield* Effect.acquireRelease(
+      Effect.zipRight(
+        fs.writeFileString(file, `${process.pid}\n`),
+        Effect.sync(() => process.on("exit", onExit))
+      ),
+      () =>
+        Effect.zipRight(
+          Effect.sync(() => process.off("exit", onExit)),
+          fs.remove(file).pipe(Effect.ignore)
+        )
     )
   })
+
+/** Removes the pid file if this process wrote it (synchronously: it runs on `exit`). */
+const removeIfOurs = (file: string): void => {
+  try {
+    if (Number.parseInt(readFileSync(file, "utf8").trim(), 10) === process.pid) rmSync(file, { force: true })
+  } catch {
+    // Already gone.
+  }
+}

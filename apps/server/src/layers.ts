@@ -5,13 +5,18 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { HttpLive } from "@verbatim/api"
+import { McpHttpLive } from "@verbatim/mcp-tools"
 import { Layer } from "effect"
 import type { ServerSettings } from "./config.js"
 import { makeNodeServer } from "./node-server.js"
 
-/** The HTTP server of the settings, logging its address once listening. */
+/**
+ * The HTTP server of the settings, logging its address once listening: the API and the MCP server
+ * over Streamable HTTP at /api/v2/gpt/mcp (`@verbatim/mcp-tools`).
+ */
 export const httpFor = (settings: Pick<ServerSettings, "port" | "host">) =>
   HttpLive.pipe(
+    Layer.provide(McpHttpLive),
     HttpServer.withLogAddress,
     Layer.provide(NodeHttpServer.layer(makeNodeServer, { port: settings.port, host: settings.host }))
   )

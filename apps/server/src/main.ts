@@ -1,15 +1,26 @@
 /**
- * `pnpm start`: reads the settings, holds the embedded data folder, migrates the database, seeds
- * the development account on an empty embedded database, starts the worker's fibers when embedded,
- * and serves the API until interrupted.
+ * `pnpm start`: reads the settings, holds the embedded data folder, migrates the database, listens,
+ * seeds the development account on an empty database (PGlite or PostgreSQL; or says what to run),
+ * starts the worker's fibers when embedded, and serves the API until interrupted. Listening comes
+ * before the seed, so a HOST or PORT that cannot be used fails the start before any key is printed.
  */
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { describeCause, infrastructureFor, runWorker, servicesOn, workerOn } from "@verbatim/runtime"
+import {
+  describeCause,
+  infrastructureFor,
+  loggerFor,
+  runWorker,
+  servicesOn,
+  workerOn
+} from "@verbatim/runtime"
 import { Console, Effect, Layer, Option } from "effect"
 import { ServerConfig, type ServerSettings } from "./config.js"
 import { holdDataFolder } from "./data-lock.js"
 import { httpFor } from "./layers.js"
+import { ServerMetricsLive } from "./metrics.js"
 import { seedAndReport } from "./seed.js"
+import { absorbRepeatedSignals } from "./signals.js"
+import { tracingFor } from "./tracing.js"
 
 /** The URL a person on this machine would use. */
 export const baseUrlOf = (settings: Pick<ServerSettings, "host" | "port">): string => {
@@ -24,25 +35,25 @@ export const baseUrlOf = (settings: Pick<ServerSettings, "host" | "port">): stri
 
 const serve = (settings: ServerSettings) => {
   const baseUrl = baseUrlOf(settings)
-  const http = httpFor(settings).pipe(
-    Layer.tap(() =>
-      Console.log(
-        `API: ${baseUrl}/api/v2 · reference: ${baseUrl}/docs · OpenAPI: ${baseUrl}/api/v2/openapi.json`
-      )
-    )
-  )
   return Effect.gen(function* () {
-    if (settings.seed) yield* seedAndReport(baseUrl)
+    yield* Layer.build(httpFor(settings))
+    yield* Layer.build(ServerMetricsLive)
+    yield* Console.log(
+      `API: ${baseUrl}/api/v2 · reference: ${baseUrl}/docs · OpenAPI: ${baseUrl}/api/v2/openapi.json`
+    )
+    yield* seedAndReport(baseUrl, settings.seed)
     // Embedded (the default without Redis): the worker's fibers run in this process.
     if (settings.work.embedded) yield* runWorker.pipe(Effect.provide(workerOn(settings.work)))
-    return yield* Layer.launch(http)
-  }).pipe(Effect.provide(servicesOn(infrastructureFor(settings))))
+    return yield* Effect.never
+  }).pipe(Effect.provide(servicesOn(infrastructureFor(settings, baseUrl))))
 }
 
 const program = Effect.gen(function* () {
   const settings = yield* ServerConfig
-  if (Option.isNone(settings.database.url)) yield* holdDataFolder(settings.database.dataDir)
-  return yield* serve(settings)
+  return yield* Effect.gen(function* () {
+    if (Option.isNone(settings.database.url)) yield* holdDataFolder(settings.database.dataDir)
+    return yield* serve(settings)
+  }).pipe(Effect.provide(Layer.merge(loggerFor(settings.log), tracingFor(settings.tracing))))
 }).pipe(
   Effect.scoped,
   Effect.tapErrorCause((cause) =>
@@ -54,4 +65,5 @@ const program = Effect.gen(function* () {
   Effect.provide(NodeContext.layer)
 )
 
-NodeRuntime.runMain(program, { disableErrorReporting: true })
+absorbRepeatedSignals()
+NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })

@@ -1,30 +1,58 @@
 /**
- * The node HTTP server Verbatim listens with. Requests node refuses before the app sees them (a
- * head over node's 16 KiB limit, a malformed request line) would get a bare 431/400 with no body;
- * here they get the API's error body, so every answer of the service is `{error, message, details}`.
+ * The node HTTP server Verbatim listens with. Requests node refuses before the app sees them would
+ * get a bare status with no body; here they get the API's error body with the standard status, so
+ * every answer of the service is `{error, message, details}`: a head over node's 16 KiB limit is 431
+ * `request_header_too_large`, a head that does not arrive within node's `headersTimeout` is 408
+ * `request_timeout`, a malformed request is 400 `invalid_request`.
  */
-import { createServer, type Server } from "node:http"
+import { createServer, type Server, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { Errors } from "@verbatim/domain"
 
-const reply = (socket: Duplex, status: number, reason: string, message: string) => {
-  const body = JSON.stringify(Errors.apiError("invalid_request", message).toBody())
+const reply = (
+  socket: Duplex,
+  code: Errors.ErrorCode,
+  message: string,
+  details: Record<string, unknown> = {}
+) => {
+  const status = Errors.statusOf(code)
+  const body = JSON.stringify(Errors.apiError(code, message, details).toBody())
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
   )
 }
 
-export const makeNodeServer = (): Server => {
-  const server = createServer()
+/** The largest request head node accepts (its `maxHeaderSize`). */
+export const maxHeadBytes = 16 * 1024
+
+export interface NodeServerOptions {
+  /** How long a request head may take to arrive (node's `headersTimeout`; default 60 s). */
+  readonly headersTimeoutMs?: number | undefined
+  /** How often node checks for heads past their time (default 30 s; tests shorten it). */
+  readonly checkEveryMs?: number | undefined
+}
+
+export const makeNodeServer = (options: NodeServerOptions = {}): Server => {
+  const server = createServer({
+    ...(options.headersTimeoutMs === undefined ? {} : { headersTimeout: options.headersTimeoutMs }),
+    ...(options.checkEveryMs === undefined ? {} : { connectionsCheckingInterval: options.checkEveryMs })
+  })
   server.on("clientError", (error: Error & { code?: string }, socket: Duplex) => {
     if (!socket.writable || error.code === "ECONNRESET") {
       socket.destroy()
       return
     }
     if (error.code === "HPE_HEADER_OVERFLOW") {
-      reply(socket, 400, "Bad Request", "the request head is larger than the server accepts (16 KiB)")
+      reply(
+        socket,
+        "request_header_too_large",
+        "The request head (URL and headers) is larger than the server accepts (16 KiB)",
+        { max_head_bytes: maxHeadBytes }
+      )
+    } else if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+      reply(socket, "request_timeout", "The request head did not arrive in time")
     } else {
-      reply(socket, 400, "Bad Request", "the request is not valid HTTP")
+      reply(socket, "invalid_request", "The request is not valid HTTP")
     }
   })
   return server

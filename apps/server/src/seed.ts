@@ -1,9 +1,14 @@
 /**
- * The development seed of the embedded default: on an empty database, one account with credits and
- * an API key, printed once with a curl example. The key is stored only as a hash, so later starts
- * say the account exists and how to issue a new key, never the key itself.
+ * The development seed, on PGlite and PostgreSQL alike: on an empty database, one account with
+ * credits and an API key, printed once with a curl example. The key is stored only as a hash, so
+ * later starts say the account exists and how to issue a new key, never the key itself. With the
+ * seed switched off (VERBATIM_SEED=false), an empty database gets the commands to run instead.
+ *
+ * Servers started together on one PostgreSQL seed once: the check and the seed run in one
+ * transaction holding an advisory lock, so the others wait and then find the account.
  */
-import { AccountAdmin, type PersistenceError } from "@verbatim/core"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { AccountAdmin, PersistenceError } from "@verbatim/core"
 import type { Errors } from "@verbatim/domain"
 import { Console, Effect } from "effect"
 
@@ -15,9 +20,9 @@ export type SeedOutcome =
   | { readonly _tag: "Seeded"; readonly accountId: string; readonly key: string }
   | { readonly _tag: "Exists"; readonly accountId: string }
   | { readonly _tag: "Skipped"; readonly accounts: number }
+  | { readonly _tag: "Off"; readonly accounts: number }
 
-/** Seeds the development account into an empty database; otherwise reports what is there. */
-export const seed: Effect.Effect<SeedOutcome, Errors.ApiError | PersistenceError, AccountAdmin> = Effect.gen(
+const unlocked: Effect.Effect<SeedOutcome, Errors.ApiError | PersistenceError, AccountAdmin> = Effect.gen(
   function* () {
     const admin = yield* AccountAdmin
     const accounts = yield* admin.listAccounts
@@ -36,6 +41,33 @@ export const seed: Effect.Effect<SeedOutcome, Errors.ApiError | PersistenceError
     return { _tag: "Seeded", accountId: account.id, key: issued.key } as const
   }
 )
+
+/** The advisory lock the seed holds (any fixed number: only the seed takes it). */
+export const seedLock = 7_355_608
+
+/**
+ * Seeds the development account into an empty database; otherwise reports what is there. One
+ * transaction under an advisory lock, so concurrent starts seed once.
+ */
+export const seed: Effect.Effect<
+  SeedOutcome,
+  Errors.ApiError | PersistenceError,
+  AccountAdmin | SqlClient.SqlClient
+> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  return yield* sql
+    .withTransaction(Effect.zipRight(sql`SELECT pg_advisory_xact_lock(${seedLock})`, unlocked))
+    .pipe(
+      Effect.catchTag("SqlError", (cause) => Effect.fail(new PersistenceError({ operation: "seed", cause })))
+    )
+})
+
+/** What an empty database needs when the seed is off: an account and a key. */
+export const unseeded: Effect.Effect<SeedOutcome, Errors.ApiError | PersistenceError, AccountAdmin> =
+  Effect.map(
+    Effect.flatMap(AccountAdmin, (admin) => admin.listAccounts),
+    (accounts) => ({ _tag: "Off", accounts: accounts.length }) as const
+  )
 
 /** What the operator reads about the seed. */
 export const describeSeed = (outcome: SeedOutcome, baseUrl: string): string => {
@@ -56,10 +88,26 @@ export const describeSeed = (outcome: SeedOutcome, baseUrl: string): string => {
       return `Development account ${outcome.accountId} exists; its key is not shown again. A new one: pnpm admin keys issue --account ${outcome.accountId}`
     case "Skipped":
       return `Not seeding: the database already holds ${outcome.accounts} account(s).`
+    case "Off":
+      return outcome.accounts > 0
+        ? `${outcome.accounts} account(s) in the database; keys: pnpm admin keys issue --account <id> (ids: pnpm admin accounts list)`
+        : [
+            "",
+            "The database holds no account yet (VERBATIM_SEED=false). Create one and its API key with the",
+            "same database settings (DATABASE_URL) as this server:",
+            "",
+            '  pnpm admin accounts create --name "Me" --plan pro --credits 1000',
+            "  pnpm admin keys issue --account <the account id it printed>",
+            "",
+            "or start once with VERBATIM_SEED=true to create a development account and print its key.",
+            ""
+          ].join("\n")
   }
 }
 
+/** Seeds (when `enabled`) and tells the operator how to get a key. */
 export const seedAndReport = (
-  baseUrl: string
-): Effect.Effect<void, Errors.ApiError | PersistenceError, AccountAdmin> =>
-  Effect.flatMap(seed, (outcome) => Console.log(describeSeed(outcome, baseUrl)))
+  baseUrl: string,
+  enabled = true
+): Effect.Effect<void, Errors.ApiError | PersistenceError, AccountAdmin | SqlClient.SqlClient> =>
+  Effect.flatMap(enabled ? seed : unseeded, (outcome) => Console.log(describeSeed(outcome, baseUrl)))

@@ -6,12 +6,16 @@ import { runAdmin } from "../src/admin/commands.js"
 import { TestUseCasesLive } from "./server.js"
 
 let printed: Array<string> = []
+let complaints: Array<string> = []
 beforeEach(() => {
   printed = []
+  complaints = []
   vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => {
     printed.push(args.map(String).join(" "))
   })
-  vi.spyOn(console, "error").mockImplementation(() => undefined)
+  vi.spyOn(console, "error").mockImplementation((...args: Array<unknown>) => {
+    complaints.push(args.map(String).join(" "))
+  })
 })
 afterEach(() => {
   vi.restoreAllMocks()
@@ -133,6 +137,48 @@ layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })("v
           admin("credits", "grant", "--account", "00000000-0000-4000-8000-000000000000", "--amount", "-1")
         )
         expect(Exit.isFailure(badAmount)).toBe(true)
+      })
+    )
+  })
+
+  describe("refused flag values", () => {
+    const someone = "00000000-0000-4000-8000-000000000000"
+    it.effect.each([
+      [
+        ["credits", "grant", "--account", someone, "--amount", "-5000"],
+        '--amount: expected a whole number of credits, 0 or more, got "-5000"'
+      ],
+      [
+        ["credits", "grant", "--account", someone, "--amount", "ten"],
+        '--amount: expected a whole number of credits, 0 or more, got "ten"'
+      ],
+      [
+        ["accounts", "create", "--name", "X", "--plan", "gold", "--credits", "5"],
+        '--plan: expected one of free, basic, pro, business, got "gold"'
+      ],
+      [
+        ["accounts", "create", "--name", "X", "--plan", "pro", "--credits", "1.5"],
+        '--credits: expected a whole number of credits, 0 or more, got "1.5"'
+      ],
+      [
+        ["accounts", "create", "--name", "X", "--plan", "pro", "--credits", "1", "--default-mode", "fast"],
+        '--default-mode: expected one of auto, captions_only, human_captions_only, speech_to_text_only, got "fast"'
+      ],
+      [
+        ["accounts", "create", "--name", "X", "--plan", "pro", "--credits", "1", "--created-at", "yesterday"],
+        '--created-at: expected an ISO 8601 date-time such as 2026-10-01T00:00:00Z, got "yesterday"'
+      ],
+      [
+        ["keys", "issue", "--account", "nope"],
+        '--account: expected an account id (a uuid, as `accounts list` shows), got "nope"'
+      ]
+    ])("%j names the flag and what it takes, never a schema tree", ([args, message]) =>
+      Effect.gen(function* () {
+        const exit = yield* Effect.exit(admin(...(args as Array<string>)))
+        expect(Exit.isFailure(exit)).toBe(true)
+        const said = complaints.join("\n")
+        expect(said).toContain(message)
+        expect(said).not.toMatch(/refinement|└─|Predicate/)
       })
     )
   })

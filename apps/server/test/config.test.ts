@@ -1,6 +1,7 @@
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, vi } from "@effect/vitest"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
-import { ConfigProvider, Effect, Either, Option } from "effect"
+import { jsonLineLogger, loggerFor, prettyLineLogger } from "@verbatim/runtime"
+import { ConfigProvider, Effect, Either, HashMap, List, LogLevel, Option } from "effect"
 import { describeConfigError, ServerConfig } from "../src/config.js"
 
 const read = (env: Record<string, string>) =>
@@ -26,11 +27,11 @@ describe("ServerConfig", () => {
     expect(settings.database.dataDir).toBe("./.data")
   })
 
-  it("with DATABASE_URL the seed is off unless VERBATIM_SEED says otherwise", () => {
-    expect(Either.getOrThrow(read({ DATABASE_URL: "postgres://localhost/x" })).seed).toBe(false)
+  it("the seed is on with PGlite and with PostgreSQL alike, unless VERBATIM_SEED=false", () => {
+    expect(Either.getOrThrow(read({ DATABASE_URL: "postgres://localhost/x" })).seed).toBe(true)
     expect(
-      Either.getOrThrow(read({ DATABASE_URL: "postgres://localhost/x", VERBATIM_SEED: "true" })).seed
-    ).toBe(true)
+      Either.getOrThrow(read({ DATABASE_URL: "postgres://localhost/x", VERBATIM_SEED: "false" })).seed
+    ).toBe(false)
     expect(Either.getOrThrow(read({ VERBATIM_SEED: "false" })).seed).toBe(false)
   })
 
@@ -53,9 +54,35 @@ describe("ServerConfig", () => {
     [{ HOST: "  " }, "HOST"],
     [{ VERBATIM_PLATFORM: "vimeo" }, "VERBATIM_PLATFORM"],
     [{ VERBATIM_SEED: "maybe" }, "VERBATIM_SEED"],
-    [{ DATABASE_POOL_MAX: "0" }, "DATABASE_POOL_MAX"]
+    [{ DATABASE_POOL_MAX: "0" }, "DATABASE_POOL_MAX"],
+    [{ DATABASE_URL: "garbage" }, "DATABASE_URL"],
+    [{ DATABASE_URL: "http://db.example:5432/verbatim" }, "DATABASE_URL"],
+    [{ DATABASE_CONNECT_TIMEOUT_MS: "0" }, "DATABASE_CONNECT_TIMEOUT_MS"],
+    [{ DATABASE_STATEMENT_TIMEOUT_MS: "soon" }, "DATABASE_STATEMENT_TIMEOUT_MS"]
   ])("a bad value stops the start with a message naming the variable: %j", (env, variable) => {
     expect(failure(env)).toContain(variable)
+  })
+
+  it.each([
+    [{ PORT: "abc" }, 'invalid setting: PORT: expected a port number from 1 to 65535, got "abc"'],
+    [
+      { DATABASE_URL: "garbage" },
+      "invalid setting: DATABASE_URL must be a PostgreSQL connection string such as postgres://user:password@host:5432/database"
+    ],
+    [
+      { DATABASE_URL: "http://db.example:5432/verbatim" },
+      "invalid setting: DATABASE_URL must start with postgres:// or postgresql:// (not http://), such as postgres://user:password@host:5432/database"
+    ]
+  ])("the message says what the variable expects, on one line: %j", (env, message) => {
+    expect(failure(env)).toBe(message)
+  })
+
+  it("several bad values are listed one per line, each named", () => {
+    expect(failure({ PORT: "99999", DATABASE_POOL_MAX: "0" }).split("\n")).toEqual([
+      "invalid settings:",
+      '  PORT: expected a port number from 1 to 65535, got "99999"',
+      "  DATABASE_POOL_MAX must be at least 1"
+    ])
   })
 
   it("VERBATIM_PLATFORM=demo selects the shipped catalogue and reads no YouTube setting", () => {
@@ -72,5 +99,81 @@ describe("ServerConfig", () => {
     [{ VERBATIM_WEBHOOK_SCHEDULE: "0,soon" }, "VERBATIM_WEBHOOK_SCHEDULE"]
   ])("a bad work or platform setting names its variable: %j", (env, variable) => {
     expect(failure(env)).toContain(variable)
+  })
+})
+
+describe("log settings", () => {
+  it("default to level info; the format is JSON when stdout is not a terminal", () => {
+    const settings = Either.getOrThrow(read({}))
+    expect(settings.log.level).toBe(LogLevel.Info)
+    expect(settings.log.format).toBe(process.stdout.isTTY === true ? "pretty" : "json")
+  })
+
+  it("read VERBATIM_LOG_LEVEL (warn is warning) and VERBATIM_LOG_FORMAT", () => {
+    const settings = Either.getOrThrow(read({ VERBATIM_LOG_LEVEL: "warn", VERBATIM_LOG_FORMAT: "pretty" }))
+    expect(settings.log).toEqual({ level: LogLevel.Warning, format: "pretty" })
+    expect(Either.getOrThrow(read({ VERBATIM_LOG_LEVEL: "DEBUG" })).log.level).toBe(LogLevel.Debug)
+    expect(Either.getOrThrow(read({ VERBATIM_LOG_LEVEL: "none" })).log.level).toBe(LogLevel.None)
+  })
+
+  it.each([
+    [
+      { VERBATIM_LOG_LEVEL: "loud" },
+      'VERBATIM_LOG_LEVEL: expected one of trace, debug, info, warning, error, fatal, none, got "loud"'
+    ],
+    [{ VERBATIM_LOG_FORMAT: "xml" }, "VERBATIM_LOG_FORMAT"]
+  ])("refuse %j naming the variable", (env, message) => {
+    expect(failure(env)).toContain(message)
+  })
+
+  const entry = {
+    fiberId: undefined as never,
+    logLevel: LogLevel.Info,
+    message: ["GET /api/v2/credits 200 3.1ms"],
+    cause: undefined as never,
+    context: undefined as never,
+    spans: List.empty(),
+    annotations: HashMap.make(["http.status", 200], ["http.route", "/api/v2/credits"], ["account", "a1"]),
+    date: new Date("2026-11-24T10:00:00.000Z")
+  }
+
+  it("json: one object per line with time, level, msg and the annotations as fields", () => {
+    const line = jsonLineLogger.log({ ...entry, cause: Effect.runSync(Effect.cause(Effect.void)) })
+    expect(line).not.toContain("\n")
+    expect(JSON.parse(line)).toEqual({
+      time: "2026-11-24T10:00:00.000Z",
+      level: "info",
+      msg: "GET /api/v2/credits 200 3.1ms",
+      "http.status": 200,
+      "http.route": "/api/v2/credits",
+      account: "a1"
+    })
+  })
+
+  it("pretty: one readable line, without the http.* fields the message already says", () => {
+    const line = prettyLineLogger.log({ ...entry, cause: Effect.runSync(Effect.cause(Effect.void)) })
+    expect(line).toBe("2026-11-24T10:00:00.000Z INFO  GET /api/v2/credits 200 3.1ms account=a1")
+  })
+
+  it("the process logger writes one line to stdout per entry at the configured level or above", () => {
+    const written: Array<string> = []
+    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk))
+      return true
+    })
+    try {
+      Effect.runSync(
+        Effect.all([Effect.logInfo("quiet"), Effect.logWarning("heard"), Effect.logError("also heard")]).pipe(
+          Effect.provide(loggerFor({ level: LogLevel.Warning, format: "json" }))
+        )
+      )
+    } finally {
+      spy.mockRestore()
+    }
+    expect(written.map((line) => JSON.parse(line) as { msg: string; level: string })).toEqual([
+      expect.objectContaining({ msg: "heard", level: "warn" }),
+      expect.objectContaining({ msg: "also heard", level: "error" })
+    ])
+    expect(written.every((line) => line.endsWith("}\n"))).toBe(true)
   })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { Access, AccountAdmin } from "@verbatim/core"
 import { Effect } from "effect"
-import { describeSeed, seed, seedAccountName, seedCredits, seedPlan } from "../src/seed.js"
+import { describeSeed, seed, seedAccountName, seedCredits, seedPlan, unseeded } from "../src/seed.js"
 import { TestUseCasesLive } from "./server.js"
 
 layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })(
@@ -32,6 +32,38 @@ layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })(
           })
       )
     })
+  }
+)
+
+layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })(
+  "concurrent first starts",
+  (it) => {
+    it.effect("seed once when several starts seed at the same time (advisory lock)", () =>
+      Effect.gen(function* () {
+        const outcomes = yield* Effect.all([seed, seed, seed, seed], { concurrency: "unbounded" })
+        expect(outcomes.filter((outcome) => outcome._tag === "Seeded")).toHaveLength(1)
+        expect(outcomes.filter((outcome) => outcome._tag === "Exists")).toHaveLength(3)
+        expect((yield* (yield* AccountAdmin).listAccounts).length).toBe(1)
+      })
+    )
+  }
+)
+
+layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })(
+  "the seed switched off",
+  (it) => {
+    it.effect("an empty database is told the admin commands that make an account and a key", () =>
+      Effect.gen(function* () {
+        const outcome = yield* unseeded
+        expect(outcome).toEqual({ _tag: "Off", accounts: 0 })
+        const text = describeSeed(outcome, "http://localhost:3000")
+        expect(text).toContain('pnpm admin accounts create --name "Me" --plan pro --credits 1000')
+        expect(text).toContain("pnpm admin keys issue --account <the account id it printed>")
+        expect(describeSeed({ _tag: "Off", accounts: 2 }, "http://localhost:3000")).toContain(
+          "pnpm admin keys issue --account <id>"
+        )
+      })
+    )
   }
 )
 

@@ -121,15 +121,15 @@ layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
         })
       )
 
-      it.effect("a body over 1 MiB answers 400 invalid_request", () =>
+      it.effect("a body over 1 MiB answers 413 request_too_large", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           const { key } = yield* server.newAccount()
           const raw = JSON.stringify({ video: "x".repeat(1024 * 1024) })
           const response = yield* server.post("/api/v2/transcribe", { key, raw })
-          expect(response.status).toBe(400)
+          expect(response.status).toBe(413)
           expect(response.json).toMatchObject({
-            error: "invalid_request",
+            error: "request_too_large",
             details: { max_body_bytes: 1048576 }
           })
           // The connection stays usable.

@@ -18,7 +18,9 @@ import { FetchHttpClient, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { HttpLive, makeClient, type VerbatimClient } from "@verbatim/api"
 import { type Account, AccountAdmin, type NewAccountInput } from "@verbatim/core"
+import { McpHttpLive } from "@verbatim/mcp-tools"
 import {
+  type Infrastructure,
   runWorker,
   servicesOn,
   type TestInfrastructureOptions,
@@ -139,14 +141,30 @@ const make = Effect.gen(function* () {
   })
 })
 
+export interface TestServerOptions extends TestInfrastructureOptions {
+  /**
+   * Replaces the test infrastructure (e.g. a database reached through a proxy that a fault test
+   * can freeze); given the server's own address, where signed upload URLs point.
+   */
+  readonly infrastructure?:
+    | ((publicUrl: string | undefined) => Layer.Layer<Infrastructure, unknown>)
+    | undefined
+}
+
 /**
  * The use cases of the production wiring on the test infrastructure (a fresh test database, the
  * shipped catalogue, the in-memory queue), with the embedded worker running, as `pnpm start` does.
  */
-export const testUseCasesOn = (options: TestInfrastructureOptions = {}) =>
+export const testUseCasesOn = (options: TestServerOptions = {}) =>
   Layer.scopedDiscard(runWorker).pipe(
     Layer.provide(workerOn(testWorkSettings())),
-    Layer.provideMerge(servicesOn(testInfrastructure(options)))
+    Layer.provideMerge(
+      servicesOn(
+        options.infrastructure === undefined
+          ? testInfrastructure(options)
+          : options.infrastructure(options.publicUrl)
+      )
+    )
   )
 
 export const TestUseCasesLive = testUseCasesOn()
@@ -155,10 +173,22 @@ export const TestUseCasesLive = testUseCasesOn()
  * The server and the `TestServer` helper; the use cases are provided too (to arrange data the API
  * cannot, e.g. with `AccountAdmin`). Request logs are silenced; warnings and errors still show.
  */
-export const testServerOn = (options: TestInfrastructureOptions = {}) =>
+export const testServerOn = (options: TestServerOptions = {}) =>
   Layer.effect(TestServer, make).pipe(
-    Layer.provideMerge(HttpLive),
-    Layer.provideMerge(testUseCasesOn(options)),
+    // The API and the MCP server over Streamable HTTP at /api/v2/gpt/mcp, as `pnpm start` serves them.
+    Layer.provideMerge(HttpLive.pipe(Layer.provide(McpHttpLive))),
+    // Signed upload URLs point at this server, whose port is known once it listens.
+    Layer.provideMerge(
+      Layer.unwrapEffect(
+        Effect.map(HttpServer.HttpServer, (server) =>
+          testUseCasesOn({
+            ...options,
+            publicUrl:
+              server.address._tag === "TcpAddress" ? `http://127.0.0.1:${server.address.port}` : undefined
+          })
+        )
+      )
+    ),
     Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: 0, host: "127.0.0.1" })),
     Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
   )

@@ -2,7 +2,8 @@
  * POST /transcribe over real HTTP, captions path: serving and charging, owned transcripts served
  * again for free, spec rules 1-5 as 400s naming the field, the modes and legacy fields, the preferred
  * language with its fallback, the format options, the 404s, 402, the ASR quote for an implicit
- * default, 503 asr_unavailable for explicit ASR, the too-long video, and a job for every request.
+ * default, 503 asr_unavailable for explicit ASR on a server without a speech engine (the ASR path
+ * itself: asr.test.ts), the too-long video, and a job for every request.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Api, Transcript } from "@verbatim/domain"
@@ -119,9 +120,9 @@ layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
         ["legacy source=asr without webhook_url", { video: v, source: "asr" }, ["webhook_url"]],
         ["legacy allow_asr=true without webhook_url", { video: v, allow_asr: true }, ["webhook_url"]],
         [
-          "legacy source=manual with allow_asr=true",
-          { video: v, source: "manual", allow_asr: true, webhook_url: webhook },
-          ["allow_asr"]
+          "legacy source=manual with allow_asr=true without webhook_url",
+          { video: v, source: "manual", allow_asr: true },
+          ["webhook_url"]
         ],
         [
           "an upload with mode captions_only",
@@ -600,7 +601,7 @@ layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
           })
       )
 
-      it.effect("explicit ASR answers 503 asr_unavailable until the worker lands; nothing charged", () =>
+      it.effect("without a speech engine, explicit ASR answers 503 asr_unavailable; nothing charged", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           const { key } = yield* server.newAccount({ plan: "business", credits: 10, createdAt: oldAccount })

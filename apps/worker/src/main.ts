@@ -12,6 +12,8 @@ import {
   describeCause,
   InfrastructureConfig,
   infrastructureFor,
+  LogConfig,
+  loggerFor,
   runWorker,
   servicesOn,
   workerOn
@@ -32,6 +34,8 @@ export const refusal = (settings: {
 
 const program = Effect.gen(function* () {
   const settings = yield* InfrastructureConfig
+  // VERBATIM_LOG_LEVEL (default info) and VERBATIM_LOG_FORMAT (json off a terminal, else pretty).
+  const log = yield* LogConfig
   const refused = refusal(settings)
   if (Option.isSome(refused)) return yield* Effect.fail(refused.value)
   yield* Effect.gen(function* () {
@@ -41,7 +45,8 @@ const program = Effect.gen(function* () {
   }).pipe(
     Effect.scoped,
     Effect.provide(workerOn(settings.work)),
-    Effect.provide(servicesOn(infrastructureFor(settings)))
+    Effect.provide(servicesOn(infrastructureFor(settings))),
+    Effect.provide(loggerFor(log))
   )
 }).pipe(
   Effect.tapErrorCause((cause) =>
@@ -53,4 +58,4 @@ const program = Effect.gen(function* () {
   Effect.provide(NodeContext.layer)
 )
 
-NodeRuntime.runMain(program, { disableErrorReporting: true })
+NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })

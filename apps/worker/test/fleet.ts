@@ -7,7 +7,9 @@
  * Runs only when `DATABASE_URL` and `REDIS_URL` are set (`.ci/run` sets both).
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync } from "node:fs"
 import { createServer } from "node:net"
+import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -129,6 +131,7 @@ export const makeFleet = Effect.gen(function* () {
       VERBATIM_WEBHOOK_SCHEDULE: "0,100ms,200ms,400ms"
     }
   }
+  const fleetBlobs = mkdtempSync(join(tmpdir(), "verbatim-fleet-blobs-"))
   const services = servicesOn(
     infrastructureFor({
       database: { url: Option.some(Redacted.make(url)), dataDir: "./.data", pool: { maxConnections: 5 } },
@@ -136,7 +139,14 @@ export const makeFleet = Effect.gen(function* () {
       demoCatalogue: shippedCataloguePath,
       youtube: Option.none(),
       redis: { url: Option.some(Redacted.make(redisUrl)), prefix },
-      work: testWorkSettings()
+      work: testWorkSettings(),
+      speech: "none",
+      storage: {
+        _tag: "local",
+        root: fleetBlobs,
+        signingKey: Option.some(Redacted.make("a-fleet-signing-key-of-32-characters"))
+      },
+      publicUrl: Option.none()
     })
   )
   return { fleet, services }

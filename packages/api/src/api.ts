@@ -5,11 +5,13 @@
  */
 import { HttpApi, OpenApi } from "@effect/platform"
 import { apiId } from "./base.js"
+import { BatchGroup } from "./groups/batch.js"
 import { CreditsGroup } from "./groups/credits.js"
 import { HealthGroup } from "./groups/health.js"
 import { JobsGroup } from "./groups/jobs.js"
 import { TranscribeGroup } from "./groups/transcribe.js"
 import { TranscriptsGroup } from "./groups/transcripts.js"
+import { UploadsGroup } from "./groups/uploads.js"
 import { transformDocument } from "./openapi.js"
 
 export const title = "Transcript Service API"
@@ -21,14 +23,17 @@ export class VerbatimApi extends HttpApi.make(apiId)
   .add(TranscribeGroup)
   .add(JobsGroup)
   .add(TranscriptsGroup)
+  .add(UploadsGroup)
+  .add(BatchGroup)
   .annotateContext(
     OpenApi.annotations({
       title,
       version,
       description:
         "Transcripts of videos and uploads, from captions or speech recognition, stored per account. " +
-        "Every endpoint except GET /ping needs Authorization: Bearer <API key>. Errors answer " +
-        "{ error, message, details }.",
+        "Every endpoint except `GET /ping` and `GET /health` needs the header " +
+        "`Authorization: Bearer <API key>`. Errors answer `{ error, message, details }`.",
+      license: { name: "MIT", url: "https://opensource.org/license/mit" },
       transform: transformDocument
     })
   ) {}

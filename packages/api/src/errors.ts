@@ -62,8 +62,11 @@ export const Unauthorized = errorSchemaFor(401, "UnauthorizedError")
 export const PaymentRequired = errorSchemaFor(402, "PaymentRequiredError")
 export const Forbidden = errorSchemaFor(403, "ForbiddenError")
 export const NotFound = errorSchemaFor(404, "NotFoundError")
+export const RequestTimeout = errorSchemaFor(408, "RequestTimeoutError")
 export const Conflict = errorSchemaFor(409, "ConflictError")
+export const PayloadTooLarge = errorSchemaFor(413, "PayloadTooLargeError")
 export const TooManyRequests = errorSchemaFor(429, "TooManyRequestsError")
+export const HeaderFieldsTooLarge = errorSchemaFor(431, "HeaderFieldsTooLargeError")
 export const InternalError = errorSchemaFor(500, "InternalError")
 export const ServiceUnavailable = errorSchemaFor(503, "ServiceUnavailableError")
 
@@ -74,12 +77,31 @@ export const errorSchemas = {
   402: PaymentRequired,
   403: Forbidden,
   404: NotFound,
+  408: RequestTimeout,
   409: Conflict,
+  413: PayloadTooLarge,
   429: TooManyRequests,
+  431: HeaderFieldsTooLarge,
   500: InternalError,
   503: ServiceUnavailable
 } as const satisfies Record<Errors.ErrorStatus, unknown>
 
-/** The response for an `ApiError`: its catalogue status and its body. */
-export const errorResponse = (error: Errors.ApiError): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.unsafeJson(error.toBody(), { status: error.status })
+/** The seconds an error asks the caller to wait (`details.retry_after_seconds`), if it does. */
+export const retryAfterOf = (error: Errors.ApiError): number | undefined => {
+  const seconds = error.details.retry_after_seconds
+  return typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0
+    ? Math.ceil(seconds)
+    : undefined
+}
+
+/**
+ * The response for an `ApiError`: its catalogue status and its body, and `Retry-After` when the
+ * error says how long to wait (503 `service_unavailable`; 429 gets it from the rate limit too).
+ */
+export const errorResponse = (error: Errors.ApiError): HttpServerResponse.HttpServerResponse => {
+  const retryAfter = error.status >= 500 || error.status === 429 ? retryAfterOf(error) : undefined
+  return HttpServerResponse.unsafeJson(error.toBody(), {
+    status: error.status,
+    ...(retryAfter === undefined ? {} : { headers: { "retry-after": String(retryAfter) } })
+  })
+}

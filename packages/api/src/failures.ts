@@ -6,7 +6,8 @@
  * - a request the contract rejects (`HttpApiDecodeError`: path, query or body) → 400
  *   `invalid_request`, the message naming the first field and `details.issues` listing each
  *   `{ path, message }`, the same shape the use cases give their own field errors;
- * - a body that is not JSON, larger than the limit or nested too deep → 400 `invalid_request`;
+ * - a body that is not JSON or nested too deep → 400 `invalid_request`; larger than the limit →
+ *   413 `request_too_large`;
  * - a path (or method) the API does not have → 404 `not_found`;
  * - anything else (a defect, an unexpected error) → 500 `internal_error`, logged with its cause.
  */
@@ -18,7 +19,7 @@ import { Cause, Option } from "effect"
 export const maxBodyBytes = 1024 * 1024
 
 export const bodyTooLarge: Errors.ApiError = Errors.apiError(
-  "invalid_request",
+  "request_too_large",
   `The request body is larger than ${maxBodyBytes} bytes`,
   { max_body_bytes: maxBodyBytes }
 )

@@ -11,7 +11,6 @@ import {
   type HttpApp,
   HttpIncomingMessage,
   HttpMethod,
-  HttpMiddleware,
   type HttpServerError,
   HttpServerRequest
 } from "@effect/platform"
@@ -29,11 +28,16 @@ import {
   maxBodyBytes,
   maxJsonDepth
 } from "./failures.js"
+import { GptOpenApiRoute } from "./gpt.js"
+import { BatchHttp } from "./groups/batch.js"
 import { CreditsHttp } from "./groups/credits.js"
-import { HealthHttp } from "./groups/health.js"
+import { HealthHttp, ReadinessFromPorts } from "./groups/health.js"
 import { JobsHttp } from "./groups/jobs.js"
 import { TranscribeHttp } from "./groups/transcribe.js"
 import { TranscriptsHttp } from "./groups/transcripts.js"
+import { isSignedPut, SignedPutRoute, UploadsHttp } from "./groups/uploads.js"
+import { MetricsRouteLive, observeRequests } from "./metrics.js"
+import { isOAuthRequest, OAuthRoutes } from "./oauth.js"
 import { AuthenticationLive } from "./security.js"
 
 export const openApiPath = `${basePath}/openapi.json` as const
@@ -62,7 +66,7 @@ export const readBodiesAsJson = (
 
 /**
  * The body limit: a `Content-Length` above `maxBodyBytes` is refused before the body is read
- * (400 `invalid_request`); a chunked body is cut off at the limit.
+ * (413 `request_too_large`); a chunked body is cut off at the limit, with the same answer.
  */
 export const limitBodies = <E>(app: HttpApp.Default<E>): HttpApp.Default<E | Errors.ApiError> =>
   Effect.flatMap(
@@ -84,31 +88,68 @@ export const answerFailures = <E>(app: HttpApp.Default<E>): HttpApp.Default =>
         })
   )
 
-/** What every request goes through before and after its route. */
-export const requestPolicy = (app: HttpApp.Default): HttpApp.Default =>
-  answerFailures(limitBodies(readBodiesAsJson(app)))
+/** Where the server mounts the Streamable HTTP transport of the MCP server (`@verbatim/mcp-tools`). */
+export const mcpPath = `${basePath}/gpt/mcp` as const
 
-/** Every group's handlers, with the authentication they need. */
+/** Whether a request goes to the MCP transport, which reads its raw body itself (JSON-RPC, its own limit). */
+export const isMcpRequest = (url: string): boolean => url === mcpPath || url.startsWith(`${mcpPath}?`)
+
+/**
+ * What every request goes through before and after its route. A signed PUT of upload bytes is
+ * streamed to storage: neither read as JSON nor held to the JSON body limit (its signed size is).
+ * A request to the MCP transport is not read either: the transport reads its body.
+ */
+export const requestPolicy = (app: HttpApp.Default): HttpApp.Default => {
+  const json = answerFailures(limitBodies(readBodiesAsJson(app)))
+  const raw = answerFailures(app)
+  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    isSignedPut(request.method, request.url) || isMcpRequest(request.url) || isOAuthRequest(request.url)
+      ? raw
+      : json
+  )
+}
+
+/** Every group's handlers, with the authentication and the readiness probes they need. */
 export const HandlersLive = Layer.mergeAll(
-  HealthHttp,
+  HealthHttp.pipe(Layer.provide(ReadinessFromPorts)),
   CreditsHttp,
   TranscribeHttp,
   JobsHttp,
-  TranscriptsHttp
+  TranscriptsHttp,
+  UploadsHttp,
+  BatchHttp
 ).pipe(Layer.provide(AuthenticationLive))
 
 export const ApiLive = HttpApiBuilder.api(VerbatimApi).pipe(Layer.provide(HandlersLive))
 
+/**
+ * The reference page works offline: Scalar's script is bundled, and its default fonts (fetched from
+ * fonts.scalar.com) are replaced by the system's.
+ */
+export const scalarOffline = {
+  withDefaultFonts: false,
+  customCss:
+    ":root { --scalar-font: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; " +
+    "--scalar-font-code: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }"
+} as const
+
 /** The routes beside the contract's: the OpenAPI document and the reference page. */
 export const DocsLive = Layer.mergeAll(
   HttpApiBuilder.middlewareOpenApi({ path: openApiPath }),
-  HttpApiScalar.layer({ path: docsPath })
+  HttpApiScalar.layer({ path: docsPath, scalar: scalarOffline }),
+  // The GPT Actions document at /api/v2/gpt/openapi.json (`gpt.ts`).
+  GptOpenApiRoute,
+  // OAuth for hosted assistants, where the server provides core's OAuthServer (`oauth.ts`).
+  OAuthRoutes
 )
 
 /** The whole application, ready to serve (or to turn into a web handler with `HttpApiBuilder.toWebHandler`). */
-export const AppLive = Layer.mergeAll(DocsLive, HttpApiBuilder.middleware(requestPolicy)).pipe(
-  Layer.provideMerge(ApiLive)
-)
+export const AppLive = Layer.mergeAll(
+  DocsLive,
+  MetricsRouteLive,
+  SignedPutRoute,
+  HttpApiBuilder.middleware(requestPolicy)
+).pipe(Layer.provideMerge(ApiLive))
 
-/** Serves the API on the `HttpServer` provided, logging each request. */
-export const HttpLive = HttpApiBuilder.serve(HttpMiddleware.logger).pipe(Layer.provide(AppLive))
+/** Serves the API on the `HttpServer` provided, with one log line and the metrics of each request. */
+export const HttpLive = HttpApiBuilder.serve(observeRequests).pipe(Layer.provide(AppLive))

@@ -6,8 +6,15 @@
  *   carry it): the server answers every rejected request with the API's own 400 body
  *   (`invalid_request`), described by the error schema left in its place;
  * - the rate limit headers are documented on the responses of authenticated operations, and
- *   `Retry-After` on their 429.
+ *   `Retry-After` on their 429 and 503;
+ * - the bearer key is the document's default `security` (the unauthenticated operations say `[]`);
+ * - every operation with a body documents the 413 of the body limit;
+ * - the schema generator's internal wording is replaced by what a reader of the API needs: query
+ *   integers and booleans (sent as text, typed as what they mean: `page` and `limit` are integers
+ *   with their ranges and defaults), `date-time` on every date, and no filter names as titles or
+ *   descriptions that only repeat a constraint (`maxLength(2048)`, "an integer").
  */
+import { Plan } from "@verbatim/domain"
 import { basePath } from "./base.js"
 
 type Json = Record<string, unknown>
@@ -72,8 +79,10 @@ const cleanResponse = (schemas: Json, secured: boolean) => (response: unknown, s
   const description = hadBuiltIn && isObject(first) ? componentDescription(schemas, first.schema) : undefined
   const headers =
     !secured || status === "401"
-      ? {}
-      : status === "429"
+      ? status === "503"
+        ? retryAfter
+        : {}
+      : status === "429" || status === "503"
         ? { ...rateLimitHeaders, ...retryAfter }
         : rateLimitHeaders
   return {
@@ -120,6 +129,116 @@ const dropUnusedBuiltIns = (document: Json, schemas: Json): Json => {
   return dropUnusedBuiltIns(document, kept)
 }
 
+/** The schema of a query parameter, as what it means rather than the text it is sent as. */
+const queryParameters: Record<string, Json> = {
+  page: {
+    type: "integer",
+    minimum: Plan.page.min,
+    default: Plan.page.default,
+    description: `Page number, from ${Plan.page.min}`
+  },
+  limit: {
+    type: "integer",
+    minimum: Plan.pageLimit.min,
+    maximum: Plan.pageLimit.max,
+    default: Plan.pageLimit.default,
+    description: `Items per page, ${Plan.pageLimit.min} to ${Plan.pageLimit.max}`
+  }
+}
+
+const refName = (schema: unknown): string | undefined =>
+  isObject(schema) && typeof schema.$ref === "string"
+    ? schema.$ref.replace("#/components/schemas/", "")
+    : undefined
+
+const dateTime: Json = {
+  type: "string",
+  format: "date-time",
+  description: "An ISO 8601 date-time in UTC, such as 2026-11-24T10:00:00.000Z"
+}
+
+/** Components whose generated form speaks of decoding: what they are on the wire instead. */
+const plainComponents: Record<string, Json> = {
+  DateTimeUtc: dateTime,
+  BooleanFromString: { type: "boolean" },
+  NumberFromString: { type: "number" }
+}
+
+const cleanParameter = (parameter: unknown): unknown => {
+  if (!isObject(parameter) || parameter.in !== "query" || typeof parameter.name !== "string") return parameter
+  const known = queryParameters[parameter.name]
+  const ref = refName(parameter.schema)
+  if (known !== undefined && (ref === "NumberFromString" || ref === undefined)) {
+    const { description, ...schema } = known
+    return { ...parameter, description, schema }
+  }
+  if (ref === "BooleanFromString") return { ...parameter, schema: { type: "boolean" } }
+  if (ref === "DateTimeUtc") {
+    return {
+      ...parameter,
+      description: "A date-time (or a date, meaning its midnight in UTC), ISO 8601",
+      schema: { type: "string", format: "date-time" }
+    }
+  }
+  return parameter
+}
+
+/** Effect's filter names (`int`, `maxLength(2048)`) are not titles a reader needs. */
+const filterTitle = /^[a-z][A-Za-z]*(\(.*\))?$/
+
+/** Descriptions the generator derives from a constraint the schema states anyway. */
+const constraintDescription =
+  /^(an integer|a number|a non-negative number|a number greater than or equal to -?\d+|an array of at most \d+ item\(s\)|an array of at least \d+ item\(s\)|a string at most \d+ character\(s\) long|a string at least \d+ character\(s\) long|a non empty string)$/
+
+const cleanSchema = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(cleanSchema)
+  if (!isObject(value)) return value
+  const entries = Object.entries(value)
+    .filter(
+      ([key, entry]) =>
+        !(key === "title" && typeof entry === "string" && filterTitle.test(entry)) &&
+        !(key === "description" && typeof entry === "string" && constraintDescription.test(entry))
+    )
+    .map(([key, entry]) => [
+      key,
+      key === "description" && entry === "a Universally Unique Identifier" ? "A UUID" : cleanSchema(entry)
+    ])
+  return Object.fromEntries(entries)
+}
+
+const payloadTooLarge = "PayloadTooLargeError"
+
+/** The 413 every operation with a body can answer (before authentication: no rate limit headers). */
+const withBodyLimit = (operation: unknown): unknown =>
+  isObject(operation) && operation.requestBody !== undefined && isObject(operation.responses)
+    ? {
+        ...operation,
+        responses: {
+          ...operation.responses,
+          "413": {
+            description: "Status 413: error is request_too_large (the body is over 1 MiB)",
+            content: { "application/json": { schema: { $ref: refTo(payloadTooLarge) } } }
+          }
+        }
+      }
+    : operation
+
+/** The 413 body's schema, shaped as every error body is (from the 400 one). */
+const payloadTooLargeSchema = (schemas: Json): Json | undefined => {
+  const template = schemas.BadRequestError
+  if (!isObject(template) || !isObject(template.properties)) return undefined
+  return {
+    ...template,
+    description: "Status 413: error is request_too_large",
+    properties: { ...template.properties, error: { type: "string", enum: ["request_too_large"] } }
+  }
+}
+
+const withParameters = (operation: unknown): unknown =>
+  isObject(operation) && Array.isArray(operation.parameters)
+    ? { ...operation, parameters: operation.parameters.map(cleanParameter) }
+    : operation
+
 export const transformDocument = (document: Json): Json => {
   const components = isObject(document.components) ? document.components : {}
   const schemas = isObject(components.schemas) ? components.schemas : {}
@@ -127,12 +246,32 @@ export const transformDocument = (document: Json): Json => {
   const relocated: Json = {
     ...document,
     servers: [{ url: basePath, description: "This server" }],
+    security: [{ bearer: [] }],
     paths: Object.fromEntries(
       Object.entries(paths).map(([path, item]) => [
         relativePath(path),
-        mapObject(item, cleanOperation(schemas))
+        mapObject(item, (operation) =>
+          cleanSchema(withBodyLimit(withParameters(cleanOperation(schemas)(operation))))
+        )
       ])
     )
   }
-  return { ...relocated, components: { ...components, schemas: dropUnusedBuiltIns(relocated, schemas) } }
+  const tooLarge = payloadTooLargeSchema(schemas)
+  const kept = {
+    ...dropUnusedBuiltIns(relocated, schemas),
+    ...(tooLarge === undefined ? {} : { [payloadTooLarge]: tooLarge })
+  }
+  const plain = Object.fromEntries(
+    Object.entries(kept).map(([name, schema]) => [name, plainComponents[name] ?? cleanSchema(schema)])
+  )
+  const referenced = JSON.stringify(relocated)
+  const used = Object.fromEntries(
+    Object.entries(plain).filter(
+      ([name]) =>
+        !(name in plainComponents) ||
+        referenced.includes(`"${refTo(name)}"`) ||
+        JSON.stringify(plain).includes(`"${refTo(name)}"`)
+    )
+  )
+  return { ...relocated, components: { ...components, schemas: used } }
 }

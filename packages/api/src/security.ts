@@ -28,7 +28,7 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@ve
   provides: CurrentAccount,
   security: {
     bearer: HttpApiSecurity.bearer.pipe(
-      HttpApiSecurity.annotate(OpenApi.Description, "An API key, sent as Authorization: Bearer <API key>")
+      HttpApiSecurity.annotate(OpenApi.Description, "An API key, sent as `Authorization: Bearer <API key>`")
     )
   }
 }) {}

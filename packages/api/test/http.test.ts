@@ -201,15 +201,15 @@ describe("POST /transcribe", () => {
     }
   })
 
-  it("a declared body larger than the limit answers 400 invalid_request before it is read", async () => {
+  it("a declared body larger than the limit answers 413 request_too_large before it is read", async () => {
     const response = await call("POST", "/api/v2/transcribe", {
       key: goodKey,
       body: "{}",
       headers: { "content-length": String(maxBodyBytes + 1) }
     })
-    expect(response.status).toBe(400)
+    expect(response.status).toBe(413)
     expect(response.json()).toMatchObject({
-      error: "invalid_request",
+      error: "request_too_large",
       details: { max_body_bytes: maxBodyBytes }
     })
   })

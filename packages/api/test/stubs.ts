@@ -6,21 +6,33 @@ import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import {
   Access,
   type Account,
+  Accounts,
   Balance,
+  BatchWork,
   type ChosenTranscript,
+  Idempotency,
   JobQueries,
+  MediaUploads,
   PersistenceError,
+  SpeechToText,
+  SpeechUnavailable,
   StoredTranscripts,
   Transcribe,
-  type TranscriptRecord
+  type TranscriptRecord,
+  WorkQueue
 } from "@verbatim/core"
 import { Api, Errors, type Ids, Language, Transcript } from "@verbatim/domain"
-import { DateTime, Effect, Layer } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { AppLive } from "../src/index.js"
 
 export const goodKey = `vbt_${"a".repeat(43)}`
 export const limitedKey = `vbt_${"l".repeat(43)}`
 export const brokenKey = `vbt_${"x".repeat(43)}`
+/** Authenticating it finds the database unreachable. */
+export const unreachableKey = `vbt_${"u".repeat(43)}`
+
+/** What the readiness probes see: flip to take the stub database down. */
+export const stubHealth = { databaseDown: false }
 
 const createdAt = DateTime.unsafeMake("2026-11-01T00:00:00Z")
 const en = Language.LanguageCode.make("en")
@@ -48,9 +60,20 @@ const AccessStub = Layer.succeed(Access, {
           ? Effect.fail(
               new PersistenceError({ operation: "findByKeyHash", cause: new Error("connection lost") })
             )
-          : Effect.fail(
-              Errors.apiError("invalid_api_key", "Missing or invalid API key: the key is unknown or revoked")
-            ),
+          : bearer === unreachableKey
+            ? Effect.fail(
+                new PersistenceError({
+                  operation: "findByKeyHash",
+                  cause: new Error("connect ECONNREFUSED 127.0.0.1:5432"),
+                  unavailable: true
+                })
+              )
+            : Effect.fail(
+                Errors.apiError(
+                  "invalid_api_key",
+                  "Missing or invalid API key: the key is unknown or revoked"
+                )
+              ),
   takeRequest: (who) =>
     Effect.succeed(
       who.id === limitedAccount.id
@@ -222,7 +245,60 @@ const StoredStub = Layer.succeed(StoredTranscripts, {
     )
 })
 
-export const UseCasesStub = Layer.mergeAll(AccessStub, BalanceStub, TranscribeStub, JobsStub, StoredStub)
+/** Idempotency is core's (tested over the real wiring); the stubs just run the work. */
+const IdempotencyStub = Layer.succeed(
+  Idempotency,
+  Idempotency.make({ run: (_account, _endpoint, _key, _request, _schema, work) => work })
+)
+
+const BatchStub = Layer.succeed(BatchWork, {
+  create: () => Effect.fail(Errors.apiError("payment_required", "no credits in the stubs")),
+  estimate: () => Effect.fail(Errors.apiError("payment_required", "no credits in the stubs")),
+  get: (_who, id) => Effect.fail(Errors.apiError("not_found", `batch ${id} not found`)),
+  runItem: () => Effect.void,
+  reconcile: Effect.succeed(0)
+})
+
+const UploadsStub = Layer.succeed(MediaUploads, {
+  create: () => Effect.fail(Errors.apiError("storage_unavailable", "no storage in the stubs")),
+  complete: (_who, id) => Effect.fail(Errors.apiError("not_found", `upload ${id} not found`)),
+  receive: () => Effect.fail(Errors.apiError("forbidden", "the upload URL is not valid")),
+  sweep: Effect.succeed(0)
+})
+
+/** The ports the readiness probes read. */
+const PortsStub = Layer.mergeAll(
+  Layer.succeed(Accounts, {
+    get: () =>
+      stubHealth.databaseDown
+        ? Effect.fail(
+            new PersistenceError({ operation: "Accounts.get", cause: new Error("down"), unavailable: true })
+          )
+        : Effect.succeed(Option.none())
+  } as unknown as Accounts["Type"]),
+  Layer.succeed(WorkQueue, {
+    offer: () => Effect.void,
+    consume: () => Effect.void,
+    depth: () => Effect.succeed({ waiting: 3, delayed: 0, active: 1 })
+  }),
+  Layer.succeed(SpeechToText, {
+    engine: "none",
+    supports: () => Effect.fail(new SpeechUnavailable({ reason: "stub" })),
+    transcribe: () => Effect.fail(new SpeechUnavailable({ reason: "stub" }))
+  })
+)
+
+export const UseCasesStub = Layer.mergeAll(
+  PortsStub,
+  AccessStub,
+  BalanceStub,
+  TranscribeStub,
+  JobsStub,
+  StoredStub,
+  UploadsStub,
+  BatchStub,
+  IdempotencyStub
+)
 
 /** The API as a web handler over the stubs: `Request` in, `Response` out. */
 export const makeHandler = () =>

@@ -3,8 +3,12 @@
  * failures reach a caller, so the same input gets the same answer everywhere.
  *
  * - An `ApiError` passes through as it is.
- * - A store or queue failure is logged with its cause and answered `internal_error`, without telling
- *   the caller anything about the store.
+ * - A store failure the adapter marked `unavailable` (the database unreachable, timing out or out of
+ *   connections) is logged as a warning and answered `service_unavailable` (503) with
+ *   `details.retry_after_seconds`, which HTTP also sends as `Retry-After`: the same request will
+ *   succeed once the database is back, and a load balancer can tell an outage from a bug.
+ * - Any other store or queue failure is logged with its cause and answered `internal_error`, without
+ *   telling the caller anything about the store.
  * - A request refused by the rate limit is `rate_limit_exceeded` with the seconds to wait.
  * - A schema rejection is `Errors.invalidRequest` / `Errors.rejection` of the domain (one issue per
  *   field in `details.issues`).
@@ -18,18 +22,52 @@ import type { QueueError } from "./ports/work-queue.js"
 /** Failures of ports that no caller can act on. */
 export type InfrastructureError = PersistenceError | QueueError
 
-/** Runs a use case for a caller: its `ApiError`s as they are, infrastructure failures as `internal_error`. */
+/** The seconds a caller is asked to wait when the database is unavailable. */
+export const unavailableRetryAfterSeconds = 5
+
+/** The answer while the database is unavailable: 503 `service_unavailable`, retry after a few seconds. */
+export const serviceUnavailable: Errors.ApiError = Errors.apiError(
+  "service_unavailable",
+  `The service cannot reach its database right now; retry in ${unavailableRetryAfterSeconds} s`,
+  { retry_after_seconds: unavailableRetryAfterSeconds }
+)
+
+/** Whether an infrastructure failure is the database being unavailable (not a bug). */
+export const isUnavailable = (failure: InfrastructureError): boolean =>
+  failure._tag === "PersistenceError" && failure.unavailable
+
+/** The caller's answer to an infrastructure failure, logged once here. */
+export const infrastructureAnswer = (failure: InfrastructureError): Effect.Effect<never, Errors.ApiError> =>
+  isUnavailable(failure)
+    ? Effect.zipRight(
+        Effect.logWarning(`database unavailable in ${failure.operation}: ${causeMessage(failure.cause)}`),
+        Effect.fail(serviceUnavailable)
+      )
+    : Effect.zipRight(
+        Effect.logError(`${failure._tag} in ${failure.operation}`, failure.cause),
+        Effect.fail(Errors.apiError("internal_error"))
+      )
+
+const causeMessage = (cause: unknown): string => {
+  const own = cause instanceof Error ? cause.message : String(cause)
+  const inner =
+    typeof cause === "object" && cause !== null && "cause" in cause && cause.cause instanceof Error
+      ? cause.cause.message
+      : undefined
+  return inner === undefined || own.includes(inner) ? own : `${own}: ${inner}`
+}
+
+/**
+ * Runs a use case for a caller: its `ApiError`s as they are, an unavailable database as
+ * `service_unavailable`, other infrastructure failures as `internal_error`.
+ */
 export const answer = <A, R>(
   effect: Effect.Effect<A, Errors.ApiError | InfrastructureError, R>
 ): Effect.Effect<A, Errors.ApiError, R> =>
   Effect.catchIf(
     effect,
     (error): error is InfrastructureError => error._tag !== "ApiError",
-    (failure) =>
-      Effect.zipRight(
-        Effect.logError(`${failure._tag} in ${failure.operation}`, failure.cause),
-        Effect.fail(Errors.apiError("internal_error"))
-      )
+    infrastructureAnswer
   )
 
 /** The answer to a request the account's rate limit refused. */

@@ -9,9 +9,10 @@ import { randomBytes } from "node:crypto"
 import { join } from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import type * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Config, type ConfigError, Effect, Layer, Option, Redacted, String as Str } from "effect"
+import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Redacted, String as Str } from "effect"
+import Pg from "pg"
 import * as PgliteClient from "./pglite-client.js"
 import { pgliteTemplate } from "./pglite-template.js"
 
@@ -35,7 +36,27 @@ export const camelCaseNaming: NamingOptions = {
 /** Pool settings for PostgreSQL. */
 export interface PoolOptions {
   readonly maxConnections: number
+  /**
+   * How long opening a connection, or waiting for a free pooled one, may take (ms); past it the
+   * operation fails as the database being unavailable. Default `defaultConnectTimeoutMs`.
+   */
+  readonly connectTimeoutMs?: number | undefined
+  /**
+   * The server's `statement_timeout` on every connection (ms; 0: none). A statement answers within
+   * it plus `queryTimeoutGraceMs`, or fails client-side, even when the server hangs without answering.
+   * Default `defaultStatementTimeoutMs`.
+   */
+  readonly statementTimeoutMs?: number | undefined
 }
+
+export const defaultConnectTimeoutMs = 5_000
+export const defaultStatementTimeoutMs = 15_000
+
+/**
+ * The client gives up on a statement this long after the server should have cancelled it: the
+ * server enforces `statement_timeout`, but a frozen or unreachable server enforces nothing.
+ */
+export const queryTimeoutGraceMs = 2_000
 
 export interface DatabaseSettings {
   /** PostgreSQL connection string; `None` selects the embedded PGlite. */
@@ -45,37 +66,132 @@ export interface DatabaseSettings {
   readonly pool: PoolOptions
 }
 
-/** `DATABASE_URL` (optional, secret; empty counts as unset), `VERBATIM_DATA_DIR`, `DATABASE_POOL_MAX`. */
+const milliseconds = (name: string, fallback: number, least: number) =>
+  Config.integer(name).pipe(
+    Config.validate({
+      message: `${name} must be a whole number of milliseconds, at least ${least}`,
+      validation: (n) => n >= least
+    }),
+    Config.withDefault(fallback)
+  )
+
+/** Why a `DATABASE_URL` cannot be a PostgreSQL connection string, if it cannot. */
+export const databaseUrlProblem = (text: string): Option.Option<string> => {
+  const example = "postgres://user:password@host:5432/database"
+  let parsed: URL
+  try {
+    parsed = new URL(text.trim())
+  } catch {
+    return Option.some(`DATABASE_URL must be a PostgreSQL connection string such as ${example}`)
+  }
+  if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:") {
+    return Option.some(
+      `DATABASE_URL must start with postgres:// or postgresql:// (not ${parsed.protocol}//), such as ${example}`
+    )
+  }
+  const socket = parsed.searchParams.get("host")
+  if (parsed.hostname === "" && (socket === null || socket === "")) {
+    return Option.some(`DATABASE_URL names no host: expected ${example}`)
+  }
+  return Option.none()
+}
+
+/**
+ * `DATABASE_URL` (optional, secret; empty counts as unset; must be a postgres:// URL),
+ * `VERBATIM_DATA_DIR`, `DATABASE_POOL_MAX`, `DATABASE_CONNECT_TIMEOUT_MS` (default 5000) and
+ * `DATABASE_STATEMENT_TIMEOUT_MS` (default 15000; 0 switches it off).
+ */
 export const DatabaseConfig: Config.Config<DatabaseSettings> = Config.all({
-  url: Config.option(Config.redacted("DATABASE_URL")).pipe(
-    Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
-  ),
+  url: Config.option(
+    Config.redacted("DATABASE_URL").pipe(
+      Config.mapOrFail((url) => {
+        const text = Redacted.value(url)
+        return Option.match(text.trim() === "" ? Option.none() : databaseUrlProblem(text), {
+          onNone: () => Either.right(url),
+          onSome: (problem) => Either.left(ConfigError.InvalidData(["DATABASE_URL"], problem))
+        })
+      })
+    )
+  ).pipe(Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))),
   dataDir: Config.string("VERBATIM_DATA_DIR").pipe(Config.withDefault("./.data")),
   pool: Config.all({
     maxConnections: Config.integer("DATABASE_POOL_MAX").pipe(
       Config.validate({ message: "DATABASE_POOL_MAX must be at least 1", validation: (n) => n >= 1 }),
       Config.withDefault(10)
-    )
+    ),
+    connectTimeoutMs: milliseconds("DATABASE_CONNECT_TIMEOUT_MS", defaultConnectTimeoutMs, 1),
+    statementTimeoutMs: milliseconds("DATABASE_STATEMENT_TIMEOUT_MS", defaultStatementTimeoutMs, 0)
   })
 })
 
 const defaultPool: PoolOptions = { maxConnections: 10 }
 
-/** PostgreSQL through node-postgres, with Verbatim's pool settings and naming. */
+/** Where a connection string points, without its password: `host:port/database`. */
+export const describeTarget = (url: Redacted.Redacted): string => {
+  try {
+    const parsed = new URL(Redacted.value(url))
+    const host = parsed.hostname === "" ? (parsed.searchParams.get("host") ?? "localhost") : parsed.hostname
+    return `${host}:${parsed.port === "" ? "5432" : parsed.port}${parsed.pathname}`
+  } catch {
+    return "(an unreadable address)"
+  }
+}
+
+/**
+ * The node-postgres pool: every connection gets `statement_timeout` from the settings (sent when it
+ * opens), every query a client-side `query_timeout` a little longer (a hung server answers
+ * nothing), opening a connection or waiting for a free one is bounded by the connect timeout, and
+ * the first connection is tried at once so a wrong address fails the start.
+ */
+const makePool = (url: Redacted.Redacted, pool: PoolOptions) => {
+  const connectTimeoutMs = pool.connectTimeoutMs ?? defaultConnectTimeoutMs
+  const statementTimeoutMs = pool.statementTimeoutMs ?? defaultStatementTimeoutMs
+  return Effect.acquireRelease(
+    Effect.sync(() => {
+      const created = new Pg.Pool({
+        connectionString: Redacted.value(url),
+        max: pool.maxConnections,
+        min: 0,
+        idleTimeoutMillis: 30_000,
+        connectionTimeoutMillis: connectTimeoutMs,
+        keepAlive: true,
+        application_name: "verbatim",
+        ...(statementTimeoutMs > 0
+          ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + queryTimeoutGraceMs }
+          : {})
+      })
+      // A pooled idle connection that dies (server restart) is dropped by the pool; nothing to do.
+      created.on("error", () => {})
+      return created
+    }),
+    (created) => Effect.promise(() => created.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+  ).pipe(
+    Effect.tap((created) =>
+      Effect.tryPromise({
+        try: () => created.query("SELECT 1"),
+        catch: (cause) =>
+          new SqlError({ cause, message: `cannot connect to PostgreSQL at ${describeTarget(url)}` })
+      }).pipe(
+        Effect.timeoutFail({
+          duration: Duration.millis(connectTimeoutMs + 1_000),
+          onTimeout: () =>
+            new SqlError({
+              cause: new Error("Connection timed out"),
+              message: `cannot connect to PostgreSQL at ${describeTarget(url)}: no answer within ${connectTimeoutMs} ms`
+            })
+        })
+      )
+    )
+  )
+}
+
+/** PostgreSQL through node-postgres, with Verbatim's pool settings, timeouts and naming. */
 export const postgresLayer = (
   url: Redacted.Redacted,
   pool: PoolOptions = defaultPool,
   naming: NamingOptions = camelCaseNaming
 ): Layer.Layer<SqlClient.SqlClient, SqlError> =>
-  PgClient.layer({
-    url,
-    maxConnections: pool.maxConnections,
-    minConnections: 0,
-    idleTimeout: "30 seconds",
-    connectTimeout: "10 seconds",
-    applicationName: "verbatim",
-    ...naming
-  })
+  PgClient.layerFromPool({ acquire: makePool(url, pool), applicationName: "verbatim", ...naming })
 
 /** PGlite, in memory when `dataDir` is undefined, else persisted in that folder. */
 export const pgliteLayer = (
@@ -118,7 +234,10 @@ export const makeTestSchemaName: Effect.Effect<string> = Effect.sync(
  */
 export const postgresTestLayer = (
   url: Redacted.Redacted,
-  naming: NamingOptions = camelCaseNaming
+  naming: NamingOptions = camelCaseNaming,
+  pool: PoolOptions = defaultPool,
+  /** Where the server is reached, when not at `url` itself (a proxy in front of it, in fault tests). */
+  reachAt: Redacted.Redacted = url
 ): Layer.Layer<SqlClient.SqlClient, SqlError> =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
@@ -129,7 +248,7 @@ export const postgresTestLayer = (
           Effect.catchAll((error) => Effect.logWarning(`Could not drop test schema ${schema}`, error))
         )
       )
-      return postgresLayer(withSearchPath(url, schema), { maxConnections: 10 }, naming)
+      return postgresLayer(withSearchPath(reachAt, schema), pool, naming)
     }).pipe(Effect.provide(Reactivity.layer))
   )
 

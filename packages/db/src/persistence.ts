@@ -4,20 +4,45 @@
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { Accounts, Jobs, Ledger, Transactor, Transcripts, WebhookDeliveries } from "@verbatim/core"
+import type {
+  Accounts,
+  Batches,
+  IdempotencyKeys,
+  Jobs,
+  Ledger,
+  OAuthStore,
+  Transactor,
+  Transcripts,
+  Uploads,
+  WebhookDeliveries
+} from "@verbatim/core"
 import { type ConfigError, Layer } from "effect"
 import { DatabaseLive } from "./client.js"
 import { migrations } from "./migrations/index.js"
 import * as Migrator from "./migrator.js"
 import * as AccountsSql from "./repositories/accounts.js"
+import * as BatchesSql from "./repositories/batches.js"
+import * as IdempotencySql from "./repositories/idempotency.js"
 import * as JobsSql from "./repositories/jobs.js"
 import * as LedgerSql from "./repositories/ledger.js"
+import * as OAuthSql from "./repositories/oauth.js"
 import * as TranscriptsSql from "./repositories/transcripts.js"
+import * as UploadsSql from "./repositories/uploads.js"
 import * as WebhookDeliveriesSql from "./repositories/webhook-deliveries.js"
 import * as TransactorSql from "./transactor.js"
 
 /** The ports the repositories provide. */
-export type Repositories = Accounts | Ledger | Jobs | Transcripts | Transactor | WebhookDeliveries
+export type Repositories =
+  | Accounts
+  | Ledger
+  | Jobs
+  | Transcripts
+  | Transactor
+  | WebhookDeliveries
+  | Uploads
+  | Batches
+  | IdempotencyKeys
+  | OAuthStore
 
 /** The repositories over the `SqlClient` in context (which must hold the migrated schema). */
 export const RepositoriesLive: Layer.Layer<Repositories, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -26,7 +51,11 @@ export const RepositoriesLive: Layer.Layer<Repositories, never, SqlClient.SqlCli
   JobsSql.layer,
   TranscriptsSql.layer,
   TransactorSql.layer,
-  WebhookDeliveriesSql.layer
+  WebhookDeliveriesSql.layer,
+  UploadsSql.layer,
+  BatchesSql.layer,
+  IdempotencySql.layer,
+  OAuthSql.layer
 )
 
 /** Applies Verbatim's migrations to the `SqlClient` in context when built. */

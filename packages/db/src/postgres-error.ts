@@ -56,3 +56,58 @@ export const hasPostgresErrorCode =
 export const isUniqueViolation = (error: unknown, constraint?: string): boolean =>
   hasPostgresErrorCode(PostgresErrorCode.UniqueViolation)(error) &&
   (constraint === undefined || Option.contains(postgresConstraint(error), constraint))
+
+/**
+ * SQLSTATEs that mean the database is not there for us right now, rather than that a statement is
+ * wrong: connection exceptions (class 08), the server shutting down or starting (57P01-57P03), too
+ * many connections (53300), and a statement cancelled by `statement_timeout` (57014).
+ */
+const unavailableStates: ReadonlySet<string> = new Set(["57P01", "57P02", "57P03", "53300", "57014"])
+
+/** Node's socket errors of a server that is down, unreachable or hung. */
+const unavailableNodeCodes: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN"
+])
+
+/**
+ * What node-postgres says (with no code) when a connection died, could not be made in time, no
+ * pooled connection freed up in time, or a query got no answer within `query_timeout`.
+ */
+const unavailableMessages: ReadonlyArray<RegExp> = [
+  /^Connection terminated/,
+  /timeout exceeded when trying to connect/,
+  /^Query read timeout$/,
+  /^Connection timed out$/,
+  /not queryable/
+]
+
+const causesOf = (error: object): ReadonlyArray<unknown> => [
+  ...(error instanceof SqlError || (Predicate.hasProperty(error, "cause") && error.cause !== undefined)
+    ? [(error as { readonly cause: unknown }).cause]
+    : []),
+  ...(error instanceof AggregateError ? error.errors : [])
+]
+
+/**
+ * Whether a failure means the database is unavailable (down, unreachable, hung, out of
+ * connections) rather than a statement or a row being wrong; looks through `SqlError` and every
+ * nested cause, since node reports a refused connection as an `AggregateError` of its addresses.
+ */
+export const isDatabaseUnavailable = (error: unknown, depth = 0): boolean => {
+  if (!Predicate.isObject(error) || depth > 5) return false
+  const code = Predicate.hasProperty(error, "code") && typeof error.code === "string" ? error.code : undefined
+  if (code !== undefined && sqlState.test(code) && (code.startsWith("08") || unavailableStates.has(code))) {
+    return true
+  }
+  if (code !== undefined && unavailableNodeCodes.has(code)) return true
+  if (!(error instanceof SqlError) && error instanceof Error) {
+    if (unavailableMessages.some((pattern) => pattern.test(error.message))) return true
+  }
+  return causesOf(error).some((cause) => isDatabaseUnavailable(cause, depth + 1))
+}

@@ -117,6 +117,16 @@ export const CatalogueVideo = Schema.Struct({
   translationLanguages: Schema.propertySignature(Schema.Array(Language.LanguageCode)).pipe(
     Schema.fromKey("translation_languages")
   ),
+  /**
+   * The video's audio: a media file, its path relative to the catalogue file (`../media/welcome.wav`).
+   * Without it the platform answers `AudioUnavailable` for the video's audio.
+   */
+  media: Schema.optionalWith(
+    Schema.NonEmptyString.pipe(
+      Schema.filter((p) => !p.startsWith("/") || "a media path is relative to the catalogue file")
+    ),
+    { exact: true }
+  ),
   /** When present the video cannot be watched (private, removed...): the platform answers VideoUnavailable with this reason. */
   unavailable: Schema.optionalWith(Schema.NonEmptyString, { exact: true }),
   thumbnailUrl: Schema.optionalWith(HttpUrl, { exact: true }).pipe(Schema.fromKey("thumbnail_url"))

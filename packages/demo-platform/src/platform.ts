@@ -13,10 +13,12 @@
  *   opaque continuation token; an unknown playlist or channel fails with `CollectionNotFound`.
  * - `channel(ref)`: by id, or by handle with or without `@`, ignoring case; a legacy `/c/` or
  *   `/user/` name is looked up as a handle (the catalogue has no legacy names of its own).
- * - `audio(id)`: the duration limit is checked first (`DurationLimitExceeded`); the catalogue has
- *   no media, so a video within the limit fails with `AudioUnavailable`.
+ * - `audio(id)`: the duration limit is checked first (`DurationLimitExceeded`); a video with a
+ *   `media` file streams it (read when the stream runs; its type from the extension), one without
+ *   fails with `AudioUnavailable`, and so does every video when the platform was built without a
+ *   media folder (`fromCatalogue` without `media`).
  */
-import type { FileSystem } from "@effect/platform"
+import { FileSystem } from "@effect/platform"
 import {
   AudioUnavailable,
   CaptionTrackNotFound,
@@ -32,7 +34,7 @@ import {
   VideoUnavailable
 } from "@verbatim/core"
 import { Captions, type Ids, Transcript } from "@verbatim/domain"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Stream } from "effect"
 import { type Catalogue, type CatalogueChannel, type CatalogueVideo, trackKey } from "./catalogue.js"
 import { type CatalogueInvalid, loadCatalogue } from "./load.js"
 import * as Lookup from "./lookup.js"
@@ -44,6 +46,8 @@ interface VideoAnswers {
   readonly details: Answer<VideoDetails>
   /** The segments of each track, by `trackKey`. */
   readonly tracks: ReadonlyMap<string, Answer<ReadonlyArray<Transcript.Segment>>>
+  /** The media file of the video's audio, relative to the catalogue file. */
+  readonly media: string | undefined
 }
 
 const details = (index: CatalogueIndex, video: CatalogueVideo): VideoDetails => ({
@@ -63,9 +67,10 @@ const details = (index: CatalogueIndex, video: CatalogueVideo): VideoDetails => 
 const answers = (index: CatalogueIndex, video: CatalogueVideo): VideoAnswers => {
   if (video.unavailable !== undefined) {
     const unavailable = Effect.fail(new VideoUnavailable({ videoId: video.id, reason: video.unavailable }))
-    return { details: unavailable, tracks: new Map() }
+    return { details: unavailable, tracks: new Map(), media: undefined }
   }
   return {
+    media: video.media,
     details: Effect.succeed(details(index, video)),
     tracks: new Map(
       video.captionTracks.map((track) => [
@@ -81,7 +86,21 @@ const answers = (index: CatalogueIndex, video: CatalogueVideo): VideoAnswers => 
 export interface DemoOptions {
   /** Videos per playlist or uploads page (at least 1); 100 by default. */
   readonly pageSize?: number
+  /** Where media paths are resolved (the catalogue file's folder), and the file system to read them. */
+  readonly media?: { readonly dir: string; readonly fs: FileSystem.FileSystem }
 }
+
+const mediaTypes: Record<string, string> = {
+  wav: "audio/wav",
+  mp3: "audio/mpeg",
+  ogg: "audio/ogg",
+  webm: "audio/webm",
+  m4a: "audio/mp4",
+  flac: "audio/flac"
+}
+
+const joinPath = (dir: string, file: string): string =>
+  dir.length === 0 || dir.endsWith("/") ? `${dir}${file}` : `${dir}/${file}`
 
 const continuationPrefix = "demo:"
 
@@ -200,10 +219,41 @@ export const make = (index: CatalogueIndex, options: DemoOptions = {}): VideoPla
             limitSeconds: maxDurationSeconds
           })
         }
-        return yield* new AudioUnavailable({
+        const media = byId.get(id)?.media
+        const reader = options.media
+        if (media === undefined || reader === undefined) {
+          return yield* new AudioUnavailable({
+            videoId: id,
+            reason: "the demo catalogue holds no media for this video: only its captions can be read"
+          })
+        }
+        const path = joinPath(reader.dir, media)
+        const size = yield* reader.fs.stat(path).pipe(
+          Effect.map((info) => Number(info.size)),
+          Effect.mapError(
+            (error) =>
+              new AudioUnavailable({
+                videoId: id,
+                reason: `the media file ${media} cannot be read: ${error.message}`
+              })
+          )
+        )
+        const extension = media.split(".").pop()?.toLowerCase() ?? ""
+        return {
           videoId: id,
-          reason: "the demo catalogue holds no media: only its captions can be read"
-        })
+          durationSeconds: duration,
+          mimeType: mediaTypes[extension] ?? "application/octet-stream",
+          contentLength: size,
+          bytes: reader.fs.stream(path).pipe(
+            Stream.mapError(
+              (error): PlatformError =>
+                new AudioUnavailable({
+                  videoId: id,
+                  reason: `the media file ${media} cannot be read: ${error.message}`
+                })
+            )
+          )
+        }
       })
   }
 }
@@ -222,4 +272,12 @@ export const layer = (
   path: string,
   options: DemoOptions = {}
 ): Layer.Layer<VideoPlatform | DemoCatalogue, CatalogueInvalid, FileSystem.FileSystem> =>
-  Layer.unwrapEffect(Effect.map(loadCatalogue(path), (catalogue) => fromCatalogue(catalogue, options)))
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const fs = yield* FileSystem.FileSystem
+      const catalogue = yield* loadCatalogue(path)
+      const slash = path.lastIndexOf("/")
+      const dir = slash < 0 ? "." : path.slice(0, slash + 1)
+      return fromCatalogue(catalogue, { media: { dir, fs }, ...options })
+    })
+  )

@@ -20,6 +20,6 @@ videoPlatformContract(
       handle: "northwindtalks" as Ids.ChannelHandle
     },
     missingHandle: "nobody-here" as Ids.ChannelHandle,
-    audio: { videoId: "q3Lx8VbT2kA" as Ids.VideoId, available: false }
+    audio: { videoId: "Wv5SpkDmo1A" as Ids.VideoId, available: true }
   }
 )

@@ -1,8 +1,9 @@
+import { readFileSync } from "node:fs"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { VideoPlatform } from "@verbatim/core"
 import { Captions, type Ids, type Language } from "@verbatim/domain"
-import { DateTime, Effect, Either, Layer, Option } from "effect"
+import { DateTime, Effect, Either, Layer, Option, Stream } from "effect"
 import { decodeCatalogue } from "../src/catalogue.js"
 import { channel, channelVideos, DemoCatalogue, playlist, playlistVideos } from "../src/lookup.js"
 import * as DemoPlatform from "../src/platform.js"
@@ -17,6 +18,25 @@ const track = (language: string, kind: "manual" | "auto", name: string | null = 
 const shipped = DemoPlatform.layer(shippedCataloguePath).pipe(Layer.provide(NodeContext.layer))
 
 it.layer(shipped)("the demo platform over the shipped catalogue", (it) => {
+  it.effect("streams a video's media file as its audio, the bytes of the file", () =>
+    Effect.gen(function* () {
+      const platform = yield* VideoPlatform
+      const audio = yield* platform.audio(vid("Wv5SpkDmo1A"), { maxDurationSeconds: 600 })
+      expect(audio.mimeType).toBe("audio/wav")
+      const bytes = yield* Stream.runFold(audio.bytes, 0, (n, chunk) => n + chunk.length)
+      expect(bytes).toBe(readFileSync(new URL("../media/welcome.wav", import.meta.url)).length)
+      expect(audio.contentLength).toBe(bytes)
+    })
+  )
+
+  it.effect("answers AudioUnavailable for a video without media", () =>
+    Effect.gen(function* () {
+      const platform = yield* VideoPlatform
+      const error = yield* Effect.flip(platform.audio(vid("q3Lx8VbT2kA"), { maxDurationSeconds: 600 }))
+      expect(error._tag).toBe("AudioUnavailable")
+    })
+  )
+
   it.effect("answers a video's details", () =>
     Effect.gen(function* () {
       const platform = yield* VideoPlatform

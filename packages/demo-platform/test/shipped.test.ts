@@ -24,7 +24,7 @@ describe("the shipped catalogue", () => {
       expect(catalogue.channels.length).toBeLessThanOrEqual(3)
       expect(catalogue.playlists).toHaveLength(2)
       expect(catalogue.videos.length).toBeGreaterThanOrEqual(8)
-      expect(catalogue.videos.length).toBeLessThanOrEqual(10)
+      expect(catalogue.videos.length).toBeLessThanOrEqual(12)
     })
   )
 
@@ -53,6 +53,11 @@ describe("the shipped catalogue", () => {
       )
       // no captions, short enough for ASR
       some((v) => v.captionTracks.length === 0 && v.durationSeconds > 0 && v.durationSeconds <= 480 * 60)
+      // no captions, with speech to recognise: media files shipped beside the catalogue
+      some((v) => v.captionTracks.length === 0 && v.media !== undefined)
+      for (const v of videos.filter((v) => v.media !== undefined)) {
+        expect(existsSync(new URL(v.media ?? "", `file://${shippedCataloguePath}`)), v.media).toBe(true)
+      }
       // no captions, longer than the 480-minute ASR limit
       some((v) => v.captionTracks.length === 0 && v.durationSeconds > 480 * 60)
       // a regional track

@@ -5,5 +5,6 @@
  */
 export * from "./failure.js"
 export * from "./layers.js"
+export * from "./media.js"
 export * from "./settings.js"
 export * from "./testing.js"

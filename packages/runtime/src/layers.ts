@@ -6,7 +6,8 @@
  *   repositories;
  * - the video platform;
  * - the work queue and the rate limiter: in memory, or on Redis when `REDIS_URL` is set;
- * - node's secrets, the address resolver and the webhook sender.
+ * - node's secrets, the address resolver and the webhook sender;
+ * - speech recognition and upload storage (`media.ts`).
  *
  * On top: the use cases (`servicesOn`) and the worker (`workerOn`, `runWorker`).
  */
@@ -16,10 +17,20 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import {
   AccountAdminLive,
   type AddressResolver,
+  type BlobStore,
+  type JobHandler,
   JobHandlers,
+  type JobKind,
+  makeAsrHandler,
+  OAuthServerLive,
   type RateLimiter,
+  runBatchWork,
   type Secrets,
+  ServiceUrl,
+  type SignedPutReceiver,
+  type SpeechToText,
   testWorkHandler,
+  type Uploads,
   UseCasesLive,
   type VideoPlatform,
   WebhookAllowList,
@@ -42,7 +53,9 @@ import {
 } from "@verbatim/queue"
 import { NodeAddressResolver, NodeWebhookSender } from "@verbatim/webhooks"
 import { defaultSettings, YouTubePlatform } from "@verbatim/youtube"
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
+import { speechFor, storageFor } from "./media.js"
+import { PkceHashLive } from "./oauth.js"
 import type { InfrastructureSettings, WorkSettings } from "./settings.js"
 
 /** The persistence of the settings: PGlite in the data folder, or PostgreSQL; migrated when built. */
@@ -89,20 +102,41 @@ export type Infrastructure =
   | AddressResolver
   | WebhookSender
   | WebhookAllowList
+  | SpeechToText
+  | BlobStore
+  | SignedPutReceiver
+  | ServiceUrl
 
-/** The infrastructure the settings choose. */
-export const infrastructureFor = (settings: InfrastructureSettings) =>
+/**
+ * The infrastructure the settings choose. `serverUrl` is the address of the server this process
+ * runs, if any: signed upload URLs start with it unless VERBATIM_PUBLIC_URL says otherwise.
+ */
+export const infrastructureFor = (settings: InfrastructureSettings, serverUrl = "http://127.0.0.1:3000") =>
   Layer.mergeAll(
     persistenceFor(settings.database),
     platformFor(settings),
     queuesFor(settings.redis),
     NodeServicesLive,
-    Layer.succeed(WebhookAllowList, settings.work.allowedHosts)
+    Layer.succeed(WebhookAllowList, settings.work.allowedHosts),
+    speechFor(settings.speech),
+    storageFor(
+      settings.storage,
+      Option.getOrElse(settings.publicUrl, () => serverUrl)
+    ),
+    Layer.succeed(
+      ServiceUrl,
+      Option.getOrElse(settings.publicUrl, () => serverUrl)
+    )
   )
 
 /** The use cases over an infrastructure, which stays provided too (for the worker and the tests). */
 export const servicesOn = <E>(infrastructure: Layer.Layer<Infrastructure, E>) =>
-  UseCasesLive.pipe(Layer.provideMerge(infrastructure))
+  OAuthServerLive.pipe(
+    Layer.provideMerge(UseCasesLive),
+    // The OAuth server for hosted assistants (`@verbatim/core` oauth.ts), hashing PKCE on node.
+    Layer.provideMerge(PkceHashLive),
+    Layer.provideMerge(infrastructure)
+  )
 
 /** What the admin command needs: accounts, keys and grants over the given persistence. */
 export const adminOn = <E>(persistence: Layer.Layer<Repositories | SqlClient.SqlClient, E>) =>
@@ -113,13 +147,30 @@ export const processOwner = (): string =>
   `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`
 
 /** The handler of every kind of job this release runs. */
-export const JobHandlersLive = Layer.succeed(JobHandlers, new Map([["test.delay", testWorkHandler]]))
+export const JobHandlersLive: Layer.Layer<
+  JobHandlers,
+  never,
+  VideoPlatform | SpeechToText | BlobStore | Uploads | Secrets
+> = Layer.effect(
+  JobHandlers,
+  Effect.map(
+    makeAsrHandler,
+    (asr) =>
+      new Map<JobKind, JobHandler>([
+        ["asr", asr],
+        ["test.delay", testWorkHandler]
+      ])
+  )
+)
 
 /** The worker's settings from the infrastructure's. */
 export const workerSettingsOf = (work: WorkSettings, owner: string = processOwner()) =>
   WorkerSettings.of({
     owner,
-    lanes: [{ lane: "test.delay", concurrency: work.concurrency }],
+    lanes: [
+      { lane: "asr", concurrency: work.asrConcurrency },
+      { lane: "test.delay", concurrency: work.concurrency }
+    ],
     webhookConcurrency: work.webhookConcurrency,
     leaseMs: work.leaseMs,
     reconcileEveryMs: work.reconcileEveryMs,
@@ -131,8 +182,28 @@ export const workerSettingsOf = (work: WorkSettings, owner: string = processOwne
 /** The worker, over the use cases and infrastructure of `servicesOn`. */
 export const workerOn = (work: WorkSettings) =>
   WorkerLive.pipe(
-    Layer.provide(Layer.merge(Layer.succeed(WorkerSettings, workerSettingsOf(work)), JobHandlersLive))
+    Layer.provideMerge(Layer.merge(Layer.succeed(WorkerSettings, workerSettingsOf(work)), JobHandlersLive)),
+    Layer.provideMerge(Layer.succeed(BatchConcurrency, work.batchConcurrency))
   )
 
-/** Runs the worker for as long as the scope is open (the embedded server's worker fibers). */
-export const runWorker = Effect.flatMap(Worker, (worker) => worker.start)
+/** How many batch items one process runs at once. */
+export class BatchConcurrency extends Context.Tag("@verbatim/runtime/BatchConcurrency")<
+  BatchConcurrency,
+  number
+>() {}
+
+/**
+ * Runs the worker for as long as the scope is open (the embedded server's worker fibers): the jobs
+ * of every lane, webhook deliveries, and batch items.
+ */
+export const runWorker = Effect.gen(function* () {
+  const worker = yield* Worker
+  const settings = yield* WorkerSettings
+  yield* worker.start
+  yield* runBatchWork({
+    owner: settings.owner,
+    concurrency: yield* BatchConcurrency,
+    leaseMs: settings.leaseMs,
+    reconcileEveryMs: settings.reconcileEveryMs
+  })
+})

@@ -13,6 +13,8 @@
  * | VERBATIM_REDIS_PREFIX | verbatim: | put in front of every Redis key |
  * | VERBATIM_WORKER | embedded without REDIS_URL, else off | `embedded`: this process also runs the worker |
  * | VERBATIM_WORKER_CONCURRENCY | 4 | jobs of one kind run at once by one process |
+ * | VERBATIM_ASR_CONCURRENCY | 2 | speech recognition jobs run at once by one process |
+ * | VERBATIM_BATCH_CONCURRENCY | 8 | batch items run at once by one process |
  * | VERBATIM_WEBHOOK_CONCURRENCY | 8 | webhook deliveries sent at once by one process |
  * | VERBATIM_JOB_LEASE_MS | 30000 | how long a job is held by a worker that stopped answering |
  * | VERBATIM_RECONCILE_MS | 5000 | how often runnable jobs and due deliveries are offered again |
@@ -21,6 +23,9 @@
  * | VERBATIM_WEBHOOK_TIMEOUT_MS | 15000 | one delivery attempt's time limit |
  * | VERBATIM_WEBHOOK_ALLOWED_HOSTS | none | hosts that may resolve to private addresses (comma-separated) |
  * | VERBATIM_WEBHOOK_SCHEDULE | 0,5s,5m,30m,2h,5h,10h,10h | waits before each delivery attempt |
+ * | VERBATIM_ASR, VERBATIM_S3_*, VERBATIM_BLOB_*, VERBATIM_PUBLIC_URL | see `media.ts` | speech recognition and upload storage |
+ * | VERBATIM_LOG_LEVEL | info | the least severe log level written: trace, debug, info, warning, error, fatal or none |
+ * | VERBATIM_LOG_FORMAT | json when stdout is not a terminal, else pretty | `json`: one JSON object per line; `pretty`: one readable line |
  */
 import { webhookAllowedHostsConfig } from "@verbatim/core"
 import { DatabaseConfig, type DatabaseSettings } from "@verbatim/db"
@@ -28,7 +33,14 @@ import { demoCataloguePath } from "@verbatim/demo-platform"
 import { Webhook } from "@verbatim/domain"
 import { RedisConfig, type RedisSettings } from "@verbatim/queue"
 import { YouTubeConfig, type YouTubeSettings } from "@verbatim/youtube"
-import { Config, ConfigError, Either, Option } from "effect"
+import { Cause, Config, ConfigError, Either, HashMap, Layer, List, Logger, LogLevel, Option } from "effect"
+import {
+  PublicUrlConfig,
+  SpeechEngineConfig,
+  type SpeechEngineName,
+  StorageConfig,
+  type StorageSettings
+} from "./media.js"
 
 /** The video platforms a process can use: YouTube (the default), or the demo catalogue (offline). */
 export type PlatformName = "youtube" | "demo"
@@ -49,6 +61,10 @@ export interface WorkSettings {
   /** Whether this process runs the worker too (the embedded default). */
   readonly embedded: boolean
   readonly concurrency: number
+  /** Speech recognition jobs run at once by one process (each may hold a CPU core). */
+  readonly asrConcurrency: number
+  /** Batch items run at once by one process (each fetches from the video platform). */
+  readonly batchConcurrency: number
   readonly webhookConcurrency: number
   readonly leaseMs: number
   readonly reconcileEveryMs: number
@@ -67,6 +83,10 @@ export interface InfrastructureSettings {
   readonly youtube: Option.Option<YouTubeSettings>
   readonly redis: RedisSettings
   readonly work: WorkSettings
+  readonly speech: SpeechEngineName
+  readonly storage: StorageSettings
+  /** VERBATIM_PUBLIC_URL: where clients reach this service; unset: the server's own address. */
+  readonly publicUrl: Option.Option<string>
 }
 
 const positive = (name: string, fallback: number) =>
@@ -94,6 +114,8 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
   redis: RedisConfig,
   workerMode: WorkerModeConfig,
   concurrency: positive("VERBATIM_WORKER_CONCURRENCY", 4),
+  asrConcurrency: positive("VERBATIM_ASR_CONCURRENCY", 2),
+  batchConcurrency: positive("VERBATIM_BATCH_CONCURRENCY", 8),
   webhookConcurrency: positive("VERBATIM_WEBHOOK_CONCURRENCY", 8),
   leaseMs: positive("VERBATIM_JOB_LEASE_MS", 30_000),
   reconcileEveryMs: positive("VERBATIM_RECONCILE_MS", 5_000),
@@ -101,18 +123,155 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
   maxAttempts: positive("VERBATIM_JOB_MAX_ATTEMPTS", 5),
   webhookTimeoutMs: positive("VERBATIM_WEBHOOK_TIMEOUT_MS", Webhook.defaultTimeoutMs),
   allowedHosts: webhookAllowedHostsConfig,
-  schedule: ScheduleConfig
+  schedule: ScheduleConfig,
+  speech: SpeechEngineConfig,
+  publicUrl: PublicUrlConfig,
+  storage: StorageConfig
 }).pipe(
-  Config.map(({ database, platform, demoCatalogue, youtubeSettings, redis, workerMode, ...work }) => ({
-    database,
-    platform,
-    demoCatalogue,
-    youtube: platform === "youtube" ? Option.some(youtubeSettings) : Option.none(),
-    redis,
-    work: {
-      ...work,
-      embedded:
-        Option.getOrElse(workerMode, () => (Option.isNone(redis.url) ? "embedded" : "off")) === "embedded"
-    }
-  }))
+  Config.map(
+    ({
+      database,
+      platform,
+      demoCatalogue,
+      youtubeSettings,
+      redis,
+      workerMode,
+      speech,
+      publicUrl,
+      storage,
+      ...work
+    }) => ({
+      speech,
+      publicUrl,
+      storage,
+      database,
+      platform,
+      demoCatalogue,
+      youtube: platform === "youtube" ? Option.some(youtubeSettings) : Option.none(),
+      redis,
+      work: {
+        ...work,
+        embedded:
+          Option.getOrElse(workerMode, () => (Option.isNone(redis.url) ? "embedded" : "off")) === "embedded"
+      }
+    })
+  )
 )
+
+/** How log lines are written: one JSON object per line (for collectors), or one readable line. */
+export type LogFormat = "json" | "pretty"
+
+export interface LogSettings {
+  readonly level: LogLevel.LogLevel
+  readonly format: LogFormat
+}
+
+const logLevels: Record<string, LogLevel.LogLevel> = {
+  all: LogLevel.All,
+  trace: LogLevel.Trace,
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warning: LogLevel.Warning,
+  warn: LogLevel.Warning,
+  error: LogLevel.Error,
+  fatal: LogLevel.Fatal,
+  none: LogLevel.None
+}
+
+/**
+ * `VERBATIM_LOG_LEVEL` (default `info`) and `VERBATIM_LOG_FORMAT` (`json` or `pretty`; default JSON
+ * when stdout is not a terminal, so log collectors get one object per line).
+ */
+export const LogConfig: Config.Config<LogSettings> = Config.all({
+  level: Config.string("VERBATIM_LOG_LEVEL").pipe(
+    Config.mapOrFail((text) => {
+      const level = logLevels[text.trim().toLowerCase()]
+      return level === undefined
+        ? Either.left(
+            ConfigError.InvalidData(
+              ["VERBATIM_LOG_LEVEL"],
+              `VERBATIM_LOG_LEVEL: expected one of trace, debug, info, warning, error, fatal, none, got ${JSON.stringify(text)}`
+            )
+          )
+        : Either.right(level)
+    }),
+    Config.withDefault(LogLevel.Info)
+  ),
+  format: Config.literal(
+    "json",
+    "pretty"
+  )("VERBATIM_LOG_FORMAT").pipe(
+    Config.withDefault<LogFormat>(process.stdout.isTTY === true ? "pretty" : "json")
+  )
+})
+
+const levelName = (level: LogLevel.LogLevel): string => level.label.toLowerCase()
+
+const textOf = (message: unknown): string => {
+  const parts = Array.isArray(message) ? message : [message]
+  return parts
+    .map((part) =>
+      typeof part === "string"
+        ? part
+        : part instanceof Error
+          ? part.message
+          : (() => {
+              try {
+                return JSON.stringify(part) ?? String(part)
+              } catch {
+                return String(part)
+              }
+            })()
+    )
+    .join(" ")
+}
+
+const safeJson = (value: unknown): unknown => {
+  if (value === null || typeof value !== "object") return value
+  try {
+    JSON.stringify(value)
+    return value
+  } catch {
+    return String(value)
+  }
+}
+
+/** One JSON object per line: time, level, msg, the annotations as fields, the error's cause. */
+export const jsonLineLogger: Logger.Logger<unknown, string> = Logger.make(
+  ({ logLevel, message, annotations, cause, date, spans }) => {
+    const line: Record<string, unknown> = {
+      time: date.toISOString(),
+      level: levelName(logLevel),
+      msg: textOf(message)
+    }
+    for (const [key, value] of HashMap.toEntries(annotations)) line[key] = safeJson(value)
+    const now = date.getTime()
+    for (const span of List.toArray(spans)) line[`span.${span.label}_ms`] = now - span.startTime
+    if (!Cause.isEmpty(cause)) line.cause = Cause.pretty(cause, { renderErrorCause: true })
+    return JSON.stringify(line)
+  }
+)
+
+/** One readable line: time, level, message and annotations (`http.*` ones are for machines). */
+export const prettyLineLogger: Logger.Logger<unknown, string> = Logger.make(
+  ({ logLevel, message, annotations, cause, date }) => {
+    let line = `${date.toISOString()} ${logLevel.label.padEnd(5)} ${textOf(message)}`
+    for (const [key, value] of HashMap.toEntries(annotations)) {
+      if (!key.startsWith("http."))
+        line += ` ${key}=${typeof value === "string" ? value : JSON.stringify(safeJson(value))}`
+    }
+    return Cause.isEmpty(cause) ? line : `${line}\n${Cause.pretty(cause, { renderErrorCause: true })}`
+  }
+)
+
+/** The process's logger: the format and the least severe level of the settings, written to stdout. */
+export const loggerFor = (settings: LogSettings): Layer.Layer<never> =>
+  Layer.merge(
+    Logger.replace(
+      Logger.defaultLogger,
+      (settings.format === "json" ? jsonLineLogger : prettyLineLogger).pipe(
+        Logger.map((line): boolean => process.stdout.write(`${line}\n`))
+      )
+    ),
+    Logger.minimumLogLevel(settings.level)
+  )

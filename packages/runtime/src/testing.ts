@@ -5,12 +5,19 @@
  * node's secrets and webhook sender. Work settings are fast: short leases, quick reconciling, a
  * millisecond retry schedule, and local receivers allowed.
  */
+
+import { randomBytes } from "node:crypto"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import {
   AddressResolver,
   type JobRecord,
   jobDefaults,
   ResolveFailed,
   Secrets,
+  ServiceUrl,
+  type SpeechToText,
   type TestWorkPayload,
   type VideoPlatform,
   WebhookAllowList
@@ -22,12 +29,15 @@ import { Ids } from "@verbatim/domain"
 import { NodeWebhookSender } from "@verbatim/webhooks"
 import { DateTime, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { demoPlatform, queuesFor } from "./layers.js"
+import { noSpeechToText, speechHint, storageFor } from "./media.js"
 import type { WorkSettings } from "./settings.js"
 
 /** Fast work settings for tests. */
 export const testWorkSettings = (overrides: Partial<WorkSettings> = {}): WorkSettings => ({
   embedded: true,
   concurrency: 4,
+  asrConcurrency: 2,
+  batchConcurrency: 8,
   webhookConcurrency: 4,
   leaseMs: 2_000,
   reconcileEveryMs: 200,
@@ -71,7 +81,34 @@ export interface TestInfrastructureOptions {
   readonly platform?: Layer.Layer<VideoPlatform, unknown> | undefined
   /** Use Redis (`REDIS_URL`) under this key prefix instead of the in-memory queue and limiter. */
   readonly redisPrefix?: string | undefined
+  /** The speech engine (default: none, so ASR requests answer 503 `asr_unavailable`). */
+  readonly speech?: Layer.Layer<SpeechToText, unknown> | undefined
+  /** Where the local store's signed URLs point (the test server's address). */
+  readonly publicUrl?: string | undefined
 }
+
+/** Upload storage in a fresh temporary folder, with a random signing key. */
+export const testStorage = (publicUrl: string) =>
+  Layer.unwrapEffect(
+    Effect.sync(() =>
+      storageFor(
+        {
+          _tag: "local",
+          root: mkdtempSync(join(tmpdir(), "verbatim-blobs-")),
+          signingKey: Option.some(Redacted.make(randomBytes(32).toString("base64url")))
+        },
+        publicUrl
+      )
+    )
+  )
+
+/** No speech engine and upload storage in a temporary folder: the media ports for tools and benchmarks. */
+export const offlineMedia = (publicUrl = "http://127.0.0.1:9") =>
+  Layer.mergeAll(
+    noSpeechToText(`no speech engine here; ${speechHint}`),
+    testStorage(publicUrl),
+    Layer.succeed(ServiceUrl, publicUrl)
+  )
 
 /** The test infrastructure (see the module comment). */
 export const testInfrastructure = (options: TestInfrastructureOptions = {}) => {
@@ -87,7 +124,10 @@ export const testInfrastructure = (options: TestInfrastructureOptions = {}) => {
     NodeSecrets.layer,
     NodeWebhookSender.layer,
     staticResolver(testHosts),
-    Layer.succeed(WebhookAllowList, testAllowedHosts)
+    Layer.succeed(WebhookAllowList, testAllowedHosts),
+    options.speech ?? noSpeechToText(`no speech engine in this test; ${speechHint}`),
+    testStorage(options.publicUrl ?? "http://127.0.0.1:9"),
+    Layer.succeed(ServiceUrl, options.publicUrl ?? "http://127.0.0.1:9")
   )
 }
 

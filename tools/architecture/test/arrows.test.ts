@@ -55,4 +55,48 @@ describe("dependency arrows", () => {
       []
     )
   })
+
+  const apps = new Set(["@verbatim/server", "@verbatim/worker", "@verbatim/mcp"])
+  const packagesDir = join(root, "packages")
+  const packages = readdirSync(packagesDir).filter((name) => statSync(join(packagesDir, name)).isDirectory())
+
+  it("no package imports an app", () => {
+    expect(packages.flatMap((name) => violations(`packages/${name}/src`, (pkg) => !apps.has(pkg)))).toEqual(
+      []
+    )
+  })
+
+  // Adapters implement core's ports: they know neither the HTTP contract nor the wiring that picks them.
+  const adapters = [
+    "assemblyai",
+    "crypto",
+    "db",
+    "demo-platform",
+    "pocketsphinx",
+    "queue",
+    "storage",
+    "webhooks",
+    "youtube"
+  ]
+  it.each(adapters)("the %s adapter imports neither api nor runtime", (name) => {
+    expect(
+      violations(`packages/${name}/src`, (pkg) => pkg !== "@verbatim/api" && pkg !== "@verbatim/runtime")
+    ).toEqual([])
+  })
+
+  it("the api and the MCP tools reach the infrastructure only through core's ports", () => {
+    const drivers = new Set([
+      "pg",
+      "@electric-sql/pglite",
+      "ioredis",
+      "bullmq",
+      "@aws-sdk/client-s3",
+      "@effect/sql-pg"
+    ])
+    for (const name of ["api", "mcp"]) {
+      expect(
+        violations(`packages/${name}/src`, (pkg) => !drivers.has(pkg) && !pkg.startsWith("node:fs"))
+      ).toEqual([])
+    }
+  })
 })

@@ -7,41 +7,78 @@
  *   keys revoke KEY_ID
  *   keys list --account ID
  *   credits grant --account ID --amount N [--reason TEXT]
+ *   oauth list [--account ID] [--all] | oauth revoke GRANT_ID | oauth revoke --client CLIENT_ID
  *
  * Every command prints a readable line, or JSON with `--json`. The store is opened only when a
  * command runs (so `--help` needs no database), from the layer given to `runAdmin`.
  */
-import { Args, type CliApp, Command, Options, type ValidationError } from "@effect/cli"
-import { AccountAdmin, type PersistenceError } from "@verbatim/core"
+import { Args, type CliApp, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
+import { AccountAdmin, type OAuthStore, type PersistenceError } from "@verbatim/core"
 import { Credits, type Errors, Ids, Mode, Plan } from "@verbatim/domain"
-import { Console, Effect, type Layer, Option, Redacted, Schema } from "effect"
+import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { oauthCommand } from "./oauth.js"
 import { accountJson, accountLine, issuedJson, json, keyJson, keyLine } from "./output.js"
+
+/** The message of a flag whose value is refused: the flag, what it takes, what it got. */
+export const flagMessage = (flag: string, expects: string, value: unknown): string =>
+  `--${flag}: expected ${expects}, got ${typeof value === "string" ? JSON.stringify(value) : String(value)}`
+
+/**
+ * Checks a flag's value with a schema; a refused value fails with one line naming the flag and what
+ * it takes (`--amount: expected a whole number of credits, 0 or more, got -5000`), never a schema tree.
+ */
+const checked =
+  <A, B, I extends A>(flag: string, expects: string, schema: Schema.Schema<B, I>) =>
+  (option: Options.Options<A>): Options.Options<B> =>
+    Options.mapEffect(option, (value) =>
+      Schema.decodeUnknown(schema)(value).pipe(
+        Effect.mapError(() => ValidationError.invalidValue(HelpDoc.p(flagMessage(flag, expects, value))))
+      )
+    )
+
+/** A flag taking one of a few words, named with them when another is given. */
+const oneOf = <L extends string>(flag: string, values: ReadonlyArray<L>) =>
+  Options.text(flag).pipe(
+    Options.withPseudoName(values.join("|")),
+    checked(flag, `one of ${values.join(", ")}`, Schema.Literal(...(values as [L, ...Array<L>])))
+  )
 
 const asJson = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of a readable line"))
 const accountId = Options.text("account").pipe(
-  Options.withSchema(Ids.AccountId),
+  Options.withPseudoName("uuid"),
+  checked("account", "an account id (a uuid, as `accounts list` shows)", Ids.AccountId),
   Options.withDescription("The account's id (uuid)")
 )
-const amount = (name: string) => Options.integer(name).pipe(Options.withSchema(Credits.Credits))
+const amount = (name: string) =>
+  Options.text(name).pipe(
+    Options.withPseudoName("N"),
+    checked(
+      name,
+      "a whole number of credits, 0 or more",
+      Schema.compose(Schema.NumberFromString, Credits.Credits)
+    )
+  )
 
 const print = (asJsonOutput: boolean, value: unknown, line: string) =>
   Console.log(asJsonOutput ? json(value) : line)
 
-const makeAdminCli = <E, R>(admin: Layer.Layer<AccountAdmin, E, R>) => {
+const makeAdminCli = <E, R, E2, R2>(
+  admin: Layer.Layer<AccountAdmin, E, R>,
+  oauth: Layer.Layer<OAuthStore, E2, R2>
+) => {
   const accountsCreate = Command.make(
     "create",
     {
       name: Options.text("name").pipe(Options.withDescription("The account's name")),
-      plan: Options.choice("plan", Plan.allPlans).pipe(
-        Options.withDescription("free, basic, pro or business")
-      ),
+      plan: oneOf("plan", Plan.allPlans).pipe(Options.withDescription("free, basic, pro or business")),
       credits: amount("credits").pipe(Options.withDescription("Credits granted at creation")),
       createdAt: Options.text("created-at").pipe(
-        Options.withSchema(Schema.DateTimeUtc),
+        Options.withPseudoName("ISO-8601"),
+        checked("created-at", "an ISO 8601 date-time such as 2026-10-01T00:00:00Z", Schema.DateTimeUtc),
         Options.optional,
         Options.withDescription("Creation date (ISO 8601); it decides the default mode. Default: now")
       ),
-      defaultMode: Options.choice("default-mode", Mode.Mode.literals).pipe(
+      defaultMode: oneOf("default-mode", Mode.Mode.literals).pipe(
         Options.optional,
         Options.withDescription("The mode applied when a request names none. Default: by creation date")
       ),
@@ -180,18 +217,26 @@ const makeAdminCli = <E, R>(admin: Layer.Layer<AccountAdmin, E, R>) => {
       Command.make("webhooks").pipe(
         Command.withDescription("Webhook signing"),
         Command.withSubcommands([webhooksSecret])
-      )
+      ),
+      oauthCommand(oauth)
     ])
   )
 }
 
-/** The admin command over the given `AccountAdmin` layer, run on a command line (`process.argv`). */
-export const runAdmin = <E, R>(
-  admin: Layer.Layer<AccountAdmin, E, R>
+/**
+ * The admin command over the given `AccountAdmin` layer (and `OAuthStore` layer for the `oauth`
+ * commands; without one they answer that this command line has no OAuth store), run on a command
+ * line (`process.argv`).
+ */
+export const runAdmin = <E, R, E2 = never, R2 = never>(
+  admin: Layer.Layer<AccountAdmin, E, R>,
+  oauth: Layer.Layer<OAuthStore, E2, R2> = noOAuthStore as Layer.Layer<OAuthStore, E2, R2>
 ): ((
   argv: ReadonlyArray<string>
 ) => Effect.Effect<
   void,
-  E | Errors.ApiError | PersistenceError | ValidationError.ValidationError,
-  R | CliApp.CliApp.Environment
->) => Command.run(makeAdminCli(admin), { name: "verbatim-admin", version: "0.0.0" })
+  E | E2 | Errors.ApiError | PersistenceError | ValidationError.ValidationError,
+  R | R2 | CliApp.CliApp.Environment
+>) => Command.run(makeAdminCli(admin, oauth), { name: "verbatim-admin", version: "0.0.0" })
+
+const noOAuthStore: Layer.Layer<OAuthStore> = Layer.die("verbatim-admin was started without the OAuth store")

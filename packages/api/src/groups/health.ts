@@ -1,22 +1,215 @@
-/** GET /ping: the health check, the one endpoint without authentication. */
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Api } from "@verbatim/domain"
-import { DateTime, Effect } from "effect"
+/**
+ * The two unauthenticated health answers:
+ *
+ * - `GET /ping`, liveness as the spec describes it: the process answers (200), whatever its
+ *   dependencies do. A load balancer that restarts on a failed ping must not restart a server whose
+ *   database is down.
+ * - `GET /health`, readiness: whether this server can do its work now. It reads the database and the
+ *   work queue and reports the speech engine: 200 `ready` when the database and the queue answer, else
+ *   503 `unavailable` with `Retry-After`, so a load balancer sends traffic elsewhere until they are back.
+ *   The speech engine is reported, never a reason to be unready (without one, speech requests answer
+ *   503 `asr_unavailable` and everything else works).
+ *
+ * The probes are the `Readiness` service; `ReadinessFromPorts` builds it from core's ports (a read of
+ * the accounts table, a depth read of the queue, the engine's name), each bounded in time.
+ */
+import {
+  HttpApi,
+  HttpApiBuilder,
+  HttpApiEndpoint,
+  HttpApiGroup,
+  HttpApiSchema,
+  HttpApp,
+  HttpServerResponse,
+  OpenApi
+} from "@effect/platform"
+import { Accounts, SpeechToText, unavailableRetryAfterSeconds, WorkQueue } from "@verbatim/core"
+import { Api, Ids } from "@verbatim/domain"
+import { Context, DateTime, Duration, Effect, Layer, Schema } from "effect"
 import { apiId, basePath } from "../base.js"
 import { InternalError } from "../errors.js"
+
+const Milliseconds = Schema.Int.pipe(Schema.nonNegative()).annotations({ description: "Milliseconds" })
+
+const DatabaseState = Schema.Struct({
+  status: Schema.Literal("up", "down").annotations({ description: "up: the database answered a read" }),
+  latency_ms: Milliseconds.annotations({
+    description: "How long the read took (or how long it was waited for)"
+  }),
+  error: Schema.optional(Schema.String).annotations({ description: "Why it is down" })
+}).annotations({
+  identifier: "DatabaseState",
+  description: "The database (PostgreSQL or the embedded PGlite)"
+})
+
+const QueueState = Schema.Struct({
+  status: Schema.Literal("up", "down").annotations({ description: "up: the work queue answered" }),
+  waiting: Schema.Int.pipe(Schema.nonNegative()).annotations({
+    description: "Speech recognition jobs waiting for a worker"
+  }),
+  active: Schema.Int.pipe(Schema.nonNegative()).annotations({
+    description: "Speech recognition jobs a worker is running"
+  }),
+  error: Schema.optional(Schema.String).annotations({ description: "Why it is down" })
+}).annotations({ identifier: "QueueState", description: "The work queue (in memory, or Redis)" })
+
+const SpeechState = Schema.Struct({
+  status: Schema.Literal("up", "off").annotations({
+    description: "off: no speech recognition engine, so speech requests answer 503 asr_unavailable"
+  }),
+  engine: Schema.String.annotations({ description: "The engine: assemblyai, pocketsphinx, or none" })
+}).annotations({ identifier: "SpeechState", description: "The speech recognition engine" })
+
+const reportFields = {
+  /** When the checks ran. */
+  checked_at: Schema.DateTimeUtc,
+  database: DatabaseState,
+  queue: QueueState,
+  speech: SpeechState
+}
+
+/** 200: the database and the queue answer. */
+export const ReadyResponse = Schema.Struct({
+  status: Schema.Literal("ready"),
+  ...reportFields
+}).annotations({ identifier: "ReadyResponse", description: "The server can take requests" })
+
+/** 503: the database or the queue does not answer. */
+export const NotReadyResponse = Schema.Struct({
+  status: Schema.Literal("unavailable"),
+  ...reportFields
+}).annotations(
+  HttpApiSchema.annotations({
+    status: 503,
+    identifier: "NotReadyResponse",
+    description: "The database or the work queue does not answer: send requests elsewhere and retry later"
+  })
+)
+
+export type ReadinessReport = typeof ReadyResponse.Type | typeof NotReadyResponse.Type
+
+/** Runs the readiness checks. */
+export class Readiness extends Context.Tag("@verbatim/api/Readiness")<
+  Readiness,
+  { readonly check: Effect.Effect<ReadinessReport> }
+>() {}
+
+/** How long one probe may take before it counts as down. */
+export const probeTimeout = Duration.seconds(2)
+
+const messageOf = (error: unknown): string => {
+  if (typeof error === "object" && error !== null) {
+    if ("unavailable" in error && error.unavailable === true) return "unreachable or not answering"
+    if ("message" in error && typeof error.message === "string" && error.message !== "") return error.message
+    if ("_tag" in error && typeof error._tag === "string") return error._tag
+  }
+  return String(error)
+}
+
+/**
+ * Bounded: a probe that does not finish in `probeTimeout` is down. The probe is left to finish in
+ * the background (`disconnect`), so a hung database cannot hold the answer.
+ */
+const bounded = <A, E>(probe: Effect.Effect<A, E>) =>
+  Effect.gen(function* () {
+    const start = Date.now()
+    const result = yield* Effect.disconnect(probe).pipe(
+      Effect.timeoutFail({
+        duration: probeTimeout,
+        onTimeout: () => `no answer within ${Duration.format(probeTimeout)}`
+      }),
+      Effect.either
+    )
+    return { result, ms: Date.now() - start }
+  })
+
+/** An id no account has: reading it is one indexed lookup that touches no row. */
+const probeAccount = Ids.AccountId.make("00000000-0000-0000-0000-000000000000")
+
+/** Readiness over core's ports: the accounts table, the queue's speech recognition lane, the engine. */
+export const ReadinessFromPorts: Layer.Layer<Readiness, never, Accounts | WorkQueue | SpeechToText> =
+  Layer.effect(
+    Readiness,
+    Effect.gen(function* () {
+      const accounts = yield* Accounts
+      const queue = yield* WorkQueue
+      const speech = yield* SpeechToText
+      return Readiness.of({
+        check: Effect.gen(function* () {
+          const [database, lane] = yield* Effect.all(
+            [bounded(accounts.get(probeAccount)), bounded(queue.depth("asr"))],
+            {
+              concurrency: 2
+            }
+          )
+          const checkedAt = yield* DateTime.now
+          const databaseUp = database.result._tag === "Right"
+          const queueUp = lane.result._tag === "Right"
+          const depth = lane.result._tag === "Right" ? lane.result.right : { waiting: 0, active: 0 }
+          const fields = {
+            checked_at: checkedAt,
+            database: {
+              status: databaseUp ? ("up" as const) : ("down" as const),
+              latency_ms: database.ms,
+              ...(database.result._tag === "Left" ? { error: messageOf(database.result.left) } : {})
+            },
+            queue: {
+              status: queueUp ? ("up" as const) : ("down" as const),
+              waiting: depth.waiting,
+              active: depth.active,
+              ...(lane.result._tag === "Left" ? { error: messageOf(lane.result.left) } : {})
+            },
+            speech: {
+              status: speech.engine === "none" ? ("off" as const) : ("up" as const),
+              engine: speech.engine
+            }
+          }
+          return databaseUp && queueUp
+            ? { status: "ready" as const, ...fields }
+            : { status: "unavailable" as const, ...fields }
+        })
+      })
+    })
+  )
+
+const retryLater = HttpApp.appendPreResponseHandler((_request, response) =>
+  Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(unavailableRetryAfterSeconds)))
+)
 
 export class HealthGroup extends HttpApiGroup.make("health")
   .add(
     HttpApiEndpoint.get("ping", "/ping")
       .addSuccess(Api.HealthResponse)
-      .annotate(OpenApi.Summary, "Health check (no authentication)")
+      .annotate(OpenApi.Summary, "Liveness check (no authentication)")
+      .annotate(
+        OpenApi.Description,
+        "Answers 200 while the process runs, whatever its database does; use GET /health for readiness."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("health", "/health")
+      .addSuccess(ReadyResponse)
+      .addSuccess(NotReadyResponse, { status: 503 })
+      .annotate(OpenApi.Summary, "Readiness check (no authentication)")
+      .annotate(
+        OpenApi.Description,
+        "Whether this server can take requests now: 200 when its database and work queue answer, " +
+          "503 with Retry-After when either does not (each is given 2 seconds). The speech " +
+          "recognition engine is reported but never makes the server unready."
+      )
   )
   .addError(InternalError)
-  .annotate(OpenApi.Description, "Whether the service is up")
+  .annotate(OpenApi.Description, "Whether the service is up and ready")
   .prefix(basePath) {}
 
 export const HealthHttp = HttpApiBuilder.group(HttpApi.make(apiId).add(HealthGroup), "health", (handlers) =>
-  handlers.handle("ping", () =>
-    Effect.map(DateTime.now, (timestamp) => new Api.HealthResponse({ status: "ok", timestamp }))
-  )
+  handlers
+    .handle("ping", () =>
+      Effect.map(DateTime.now, (timestamp) => new Api.HealthResponse({ status: "ok", timestamp }))
+    )
+    .handle("health", () =>
+      Effect.flatMap(Readiness, (readiness) =>
+        Effect.tap(readiness.check, (report) => (report.status === "ready" ? Effect.void : retryLater))
+      )
+    )
 )

@@ -4,11 +4,12 @@
  * `status` literal.
  */
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { CurrentAccount, Transcribe } from "@verbatim/core"
+import { CurrentAccount, Idempotency, Transcribe } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { apiId, basePath } from "../base.js"
 import { BadRequest, Conflict, NotFound, PaymentRequired, ServiceUnavailable } from "../errors.js"
+import { idempotencyDescription, idempotencyKey } from "../idempotency.js"
 import { Authentication } from "../security.js"
 import { useCase } from "../use-case.js"
 
@@ -16,6 +17,7 @@ export class TranscribeGroup extends HttpApiGroup.make("transcribe")
   .add(
     HttpApiEndpoint.post("transcribe", "/transcribe")
       .setPayload(Api.TranscribeRequest)
+      .annotate(OpenApi.Description, idempotencyDescription)
       .addSuccess(Api.TranscribeDone)
       .addSuccess(Api.TranscribeProcessing, { status: 202 })
       .addError(PaymentRequired)
@@ -45,7 +47,18 @@ export const TranscribeHttp = HttpApiBuilder.group(
       .handle("transcribe", ({ payload }) =>
         Effect.gen(function* () {
           const transcribe = yield* Transcribe
-          return yield* useCase(transcribe.transcribe(yield* CurrentAccount, payload))
+          const idempotency = yield* Idempotency
+          const account = yield* CurrentAccount
+          return yield* useCase(
+            idempotency.run(
+              account,
+              "transcribe",
+              yield* idempotencyKey,
+              Schema.encodeSync(Api.TranscribeRequest)(payload),
+              Api.TranscribeResponse,
+              transcribe.transcribe(account, payload)
+            )
+          )
         })
       )
       .handle("estimate", ({ payload }) =>

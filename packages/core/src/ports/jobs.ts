@@ -12,12 +12,14 @@
 import { Api, Credits, Ids, Language, Mode, Status, Transcript } from "@verbatim/domain"
 import { Context, type DateTime, type Effect, type Option, Schema } from "effect"
 import type { PersistenceError } from "../errors.js"
+import type { ChargeRequest } from "./ledger.js"
 
 /**
  * What a job does. `transcribe` is a request answered within itself (captions, a quote, a refusal);
- * `test.delay` is work for tests and benchmarks (waits, then completes and charges as told).
+ * `asr` is speech recognition of a video's audio or an upload, run by a worker; `test.delay` is
+ * work for tests and benchmarks (waits, then completes and charges as told).
  */
-export const JobKind = Schema.Literal("transcribe", "test.delay")
+export const JobKind = Schema.Literal("transcribe", "asr", "test.delay")
 export type JobKind = typeof JobKind.Type
 
 /** One job: the row, the queue's subject and what tools show, in one schema (dates as ISO text). */
@@ -83,6 +85,14 @@ export interface Claim {
   readonly leaseMs: number
 }
 
+/** Claims of several jobs by one owner at once (each as `Claim` would take it). */
+export interface ClaimMany {
+  readonly ids: ReadonlyArray<Ids.JobId>
+  readonly owner: string
+  readonly now: DateTime.Utc
+  readonly leaseMs: number
+}
+
 /** A finished job's outcome fields. */
 export interface Settlement {
   readonly status: Status.JobStatus
@@ -94,6 +104,21 @@ export interface Settlement {
   readonly source: Transcript.SourceKind | null
   readonly completedAt: DateTime.Utc
 }
+
+/** One job's settlement in `settleMany`, with the charge posted when it moves. */
+export interface JobSettlement extends Settlement {
+  readonly id: Ids.JobId
+  readonly charge: ChargeRequest | null
+}
+
+/** What `settleMany` did with one job. */
+export type SettleResult =
+  /** Moved to its outcome, its charge posted; its transcript reference as stored (null when gone). */
+  | { readonly _tag: "Settled"; readonly transcriptId: Ids.TranscriptId | null }
+  /** Still held, not moved, nothing written: its account cannot cover the charges of its jobs here. */
+  | { readonly _tag: "Unpaid"; readonly required: number; readonly balance: number }
+  /** No longer processing, or held by someone else: nothing written. */
+  | { readonly _tag: "NotHeld" }
 
 /** A job that a worker may claim: processing, lease free or expired, due. */
 export interface Runnable {
@@ -129,8 +154,16 @@ export class Jobs extends Context.Tag("@verbatim/core/Jobs")<
      * attempt and sets `startedAt` the first time. None when another worker holds it or it is done.
      */
     readonly claim: (claim: Claim) => Effect.Effect<Option.Option<JobRecord>, PersistenceError>
+    /**
+     * `claim` of several jobs in one step: the jobs taken, in no particular order; an id that is
+     * held, done, not due, unknown or being taken by another worker at the same moment is left out
+     * (never waited for), so two workers claiming the same ids never both get one.
+     */
+    readonly claimMany: (claim: ClaimMany) => Effect.Effect<ReadonlyArray<JobRecord>, PersistenceError>
     /** Extends a lease the owner still holds; false when it was lost. */
     readonly extendLease: (claim: Claim) => Effect.Effect<boolean, PersistenceError>
+    /** `extendLease` of several jobs in one step: the ids whose lease the owner still holds. */
+    readonly extendLeases: (claim: ClaimMany) => Effect.Effect<ReadonlyArray<Ids.JobId>, PersistenceError>
     /** Gives a held lease back: the job may be claimed again from `nextRunAt`. */
     readonly release: (
       id: Ids.JobId,
@@ -146,6 +179,17 @@ export class Jobs extends Context.Tag("@verbatim/core/Jobs")<
       owner: string,
       settlement: Settlement
     ) => Effect.Effect<Option.Option<JobRecord>, PersistenceError>
+    /**
+     * `settle` of several jobs held by `owner`, with their charges, in ONE statement; the results in
+     * the order of the settlements. The charges follow the ledger's rules (`Ledger.charge`: keyed,
+     * the balance never below zero and always the sum of the entries) and are posted only for the
+     * jobs that move. Per account all or nothing: when an account cannot cover the sum of its jobs'
+     * charges here, none of those jobs move (`Unpaid`), and the caller settles them again.
+     */
+    readonly settleMany: (
+      owner: string,
+      settlements: ReadonlyArray<JobSettlement>
+    ) => Effect.Effect<ReadonlyArray<SettleResult>, PersistenceError>
     /** Up to `limit` jobs a worker may claim now, oldest first. */
     readonly runnable: (
       now: DateTime.Utc,

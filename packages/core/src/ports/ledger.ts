@@ -30,6 +30,12 @@ export interface EntryRequest {
   readonly at: DateTime.Utc
 }
 
+/** A charge to post (`Jobs.settleMany` posts one with each job it moves). */
+export interface ChargeRequest {
+  readonly request: EntryRequest
+  readonly amount: Credits.Credits
+}
+
 /** The balance cannot cover a charge. */
 export class InsufficientCredits extends Schema.TaggedError<InsufficientCredits>()("InsufficientCredits", {
   required: Schema.Number,

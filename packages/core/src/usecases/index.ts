@@ -3,15 +3,23 @@ import { Layer } from "effect"
 import { AccessLive } from "./access.js"
 import { AccountAdminLive } from "./account-admin.js"
 import { BalanceLive } from "./balance.js"
+import { BatchWorkLive } from "./batch.js"
+import { IdempotencyLive } from "./idempotency.js"
 import { JobLifecycleLive } from "./job-lifecycle.js"
 import { JobQueriesLive } from "./job-queries.js"
 import { StoredTranscriptsLive } from "./stored-transcripts.js"
 import { TranscribeLive } from "./transcribe-live.js"
+import { MediaUploadsLive } from "./uploads.js"
 
+export * from "./asr-work.js"
+export * from "./batch.js"
+export * from "./idempotency.js"
 export * from "./job-body.js"
 export * from "./job-lifecycle.js"
+export * from "./oauth.js"
 export * from "./payload.js"
 export * from "./test-work.js"
+export * from "./uploads.js"
 export * from "./worker.js"
 export { AccessLive, AccountAdminLive, BalanceLive, JobQueriesLive, StoredTranscriptsLive, TranscribeLive }
 
@@ -22,5 +30,8 @@ export const UseCasesLive = Layer.mergeAll(
   BalanceLive,
   JobQueriesLive,
   StoredTranscriptsLive,
-  TranscribeLive
+  TranscribeLive,
+  MediaUploadsLive,
+  BatchWorkLive,
+  IdempotencyLive
 ).pipe(Layer.provideMerge(JobLifecycleLive))

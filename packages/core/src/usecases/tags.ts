@@ -10,6 +10,7 @@ import type { Api, Credits, Errors, Ids, Mode, Plan, Transcript } from "@verbati
 import { Context, type DateTime, type Effect, type Redacted } from "effect"
 import type { PersistenceError } from "../errors.js"
 import type { Account, ApiKey } from "../ports/accounts.js"
+import type { SignedPut } from "../ports/blob-store.js"
 import type { RateVerdict } from "../ports/rate-limiter.js"
 import type { TranscriptRecord } from "../ports/transcripts.js"
 
@@ -121,5 +122,33 @@ export class Balance extends Context.Tag("@verbatim/core/Balance")<
   Balance,
   {
     readonly credits: (account: Account) => Fails<Api.CreditsResponse>
+  }
+>() {}
+
+/** POST /uploads, POST /uploads/{upload_id}/complete, the local store's signed PUT, and the sweep. */
+export class MediaUploads extends Context.Tag("@verbatim/core/MediaUploads")<
+  MediaUploads,
+  {
+    readonly create: (account: Account, request: Api.UploadCreateRequest) => Fails<Api.UploadCreateResponse>
+    readonly complete: (account: Account, id: Ids.UploadId) => Fails<Api.UploadCompleteResponse>
+    /** Receives the bytes of a signed PUT, where this server serves its store's URLs (404 elsewhere). */
+    readonly receive: <E>(put: SignedPut<E>) => Fails<void>
+    /** Removes files nobody needs any more; how many. */
+    readonly sweep: Effect.Effect<number, PersistenceError>
+  }
+>() {}
+
+/** POST /batch and GET /batch/{batch_id}, and the work of a batch's items (`batch.ts`). */
+export class BatchWork extends Context.Tag("@verbatim/core/BatchWork")<
+  BatchWork,
+  {
+    readonly create: (account: Account, request: Api.BatchRequest) => Fails<Api.BatchProcessing>
+    /** What the batch would cost, video by video; nothing is stored or charged. */
+    readonly estimate: (account: Account, request: Api.BatchRequest) => Fails<Api.BatchEstimate>
+    readonly get: (account: Account, id: Ids.BatchId) => Fails<Api.BatchResponse>
+    /** Runs one item (`<batch id>:<position>`) under this worker's lease; never fails. */
+    readonly runItem: (id: string, owner: string, leaseMs: number) => Effect.Effect<void>
+    /** Offers the items the queue lost and finishes the batches that are done; how many items. */
+    readonly reconcile: Effect.Effect<number>
   }
 >() {}

@@ -9,20 +9,27 @@
  *    a concurrent request that stored the same transcript first makes this one free).
  * 4. Without usable captions: `no_captions` (404) for captions modes; for ASR modes an owned ASR
  *    transcript, else a `failed` answer for videos over 480 minutes, the quote
- *    (`requires_asr_confirmation`) when ASR is only the account default, and `asr_unavailable`
- *    (503) when ASR was asked for, until the worker lands.
+ *    (`requires_asr_confirmation`) when ASR is only the account default, and when ASR was asked
+ *    for (or for an upload): the engine's check of the options (400 naming the option, 503
+ *    `asr_unavailable` without an engine), the balance against the quote (402), then an `asr` job
+ *    (202 `processing`) that a worker runs and charges on completion (`asr-work.ts`). An upload must
+ *    be completed and not yet consumed (409 otherwise); the job consumes it in the same transaction.
  *
  * Every request that passes validation is recorded as a job, failures included.
  */
 import { Api, Captions, type Credits, Errors, type Ids, Plan, Pricing, Transcript } from "@verbatim/domain"
 import { DateTime, Effect, Option } from "effect"
+import type { PersistenceError } from "../errors.js"
 import type { Account } from "../ports/accounts.js"
 import { type JobRecord, jobDefaults } from "../ports/jobs.js"
 import { Ledger } from "../ports/ledger.js"
 import { Secrets } from "../ports/secrets.js"
+import { SpeechToText } from "../ports/speech-to-text.js"
 import { type TranscriptRecord, Transcripts } from "../ports/transcripts.js"
+import { Uploads } from "../ports/uploads.js"
 import { type VideoDetails, VideoPlatform } from "../ports/video-platform.js"
 import { AddressResolver } from "../ports/webhooks.js"
+import { type AsrTarget, encodeAsrPayload, unsupportedOption } from "./asr-work.js"
 import { fromPlatformError, notFound } from "./failures.js"
 import { JobLifecycle } from "./job-lifecycle.js"
 import { transcribeData } from "./payload.js"
@@ -35,6 +42,15 @@ export const confirmationSuggestion =
 
 export const tooLongSuggestion = `ASR takes videos up to ${Plan.maxAsrDurationMinutes} minutes: use mode=captions_only for a video with captions, or upload a shorter excerpt.`
 
+/** How a caller inside the service (a batch item) runs a transcribe request. */
+export interface TranscribeOptions {
+  /** The ids the request and its job get (a batch item's, assigned when the batch was accepted). */
+  readonly requestId?: Ids.RequestId | undefined
+  readonly jobId?: Ids.JobId | undefined
+  /** The speech recognition job delivers no webhook of its own (the batch delivers one for all). */
+  readonly noWebhook?: boolean | undefined
+}
+
 const countWords = (text: string): number => (text.length === 0 ? 0 : text.split(" ").length)
 
 export const makeTranscribe = Effect.gen(function* () {
@@ -45,16 +61,18 @@ export const makeTranscribe = Effect.gen(function* () {
   const secrets = yield* Secrets
   const resolver = yield* AddressResolver
   const allowList = yield* WebhookAllowList
+  const stt = yield* SpeechToText
+  const uploads = yield* Uploads
 
-  return (account: Account, request: Api.TranscribeRequest) =>
+  return (account: Account, request: Api.TranscribeRequest, options: TranscribeOptions = {}) =>
     Effect.gen(function* () {
       const resolved = yield* resolveRequest(account, request).pipe(
         Effect.provideService(AddressResolver, resolver),
         Effect.provideService(WebhookAllowList, allowList)
       )
       const now = yield* DateTime.now
-      const requestId = (yield* secrets.uuid) as Ids.RequestId
-      const jobId = (yield* secrets.uuid) as Ids.JobId
+      const requestId = options.requestId ?? ((yield* secrets.uuid) as Ids.RequestId)
+      const jobId = options.jobId ?? ((yield* secrets.uuid) as Ids.JobId)
       const mode = resolved.mode.mode
       const parts = {
         segments: request.format.timestamp,
@@ -83,9 +101,11 @@ export const makeTranscribe = Effect.gen(function* () {
       })
 
       /** Records the request as a failed job, then fails with the error, naming that job. */
-      const failWith = (error: Errors.ApiError, details?: VideoDetails) =>
+      const failWith = (error: Errors.ApiError, details?: VideoDetails, title?: string | null) =>
         lifecycle
-          .create(job({ status: "failed", error: error.message, videoTitle: details?.title ?? null }))
+          .create(
+            job({ status: "failed", error: error.message, videoTitle: details?.title ?? title ?? null })
+          )
           .pipe(
             Effect.zipRight(
               Effect.fail(
@@ -219,14 +239,7 @@ export const makeTranscribe = Effect.gen(function* () {
             })
           }
           if (step === "start_asr") {
-            return yield* failWith(
-              Errors.apiError(
-                "asr_unavailable",
-                "speech recognition is not available on this server yet; captions modes work (mode=captions_only)",
-                { video_id: resolved.videoId }
-              ),
-              details
-            )
+            return yield* startAsr({ _tag: "video", id: details.id }, details.title, details.durationSeconds)
           }
           yield* lifecycle.create(job({ status: "requires_asr_confirmation", videoTitle: details.title }))
           return new Api.TranscribeConfirmation({
@@ -244,17 +257,121 @@ export const makeTranscribe = Effect.gen(function* () {
           })
         })
 
+      /**
+       * Starts speech recognition (consent given): the engine must honour the options, the balance
+       * must cover the quote; then an `asr` job, created with `within` in its transaction.
+       */
+      const startAsr = (
+        asrTarget: AsrTarget,
+        title: string | null,
+        durationSeconds: number | null,
+        within?: Effect.Effect<void, Errors.ApiError | PersistenceError>
+      ) =>
+        Effect.gen(function* () {
+          yield* stt.supports(resolved.asr).pipe(
+            Effect.catchAll((error) =>
+              failWith(
+                error._tag === "SpeechUnsupported"
+                  ? unsupportedOption(error.option, error.message)
+                  : Errors.apiError(
+                      "asr_unavailable",
+                      `speech recognition is not available: ${error.reason}`,
+                      {
+                        video_id: resolved.videoId
+                      }
+                    )
+              )
+            )
+          )
+          const quote = Pricing.estimate({ durationSeconds, addOns: resolved.asr.billable })
+          // A duration the platform does not tell is quoted at the limit: the charge follows the real one.
+          const ceiling =
+            durationSeconds === null
+              ? Pricing.estimate({
+                  durationSeconds: Plan.maxAsrDurationSeconds,
+                  addOns: resolved.asr.billable
+                }).estimated_credits
+              : quote.estimated_credits
+          const balance = yield* ledger.balance(account.id)
+          const required = Math.max(1, quote.estimated_credits)
+          if (balance < required) {
+            return yield* failWith(insufficient(required, balance), undefined, title)
+          }
+          const payload = yield* encodeAsrPayload({
+            target: asrTarget,
+            asr_options: resolved.asr.options,
+            format: request.format,
+            quoted_credits: ceiling
+          })
+          const started = job({
+            status: "processing",
+            kind: "asr",
+            videoTitle: title,
+            payload,
+            webhookUrl: options.noWebhook === true ? null : (resolved.mode.webhookUrl ?? null),
+            startedAt: null,
+            completedAt: null
+          })
+          yield* within === undefined ? lifecycle.create(started) : lifecycle.create(started, within)
+          return new Api.TranscribeProcessing({
+            request_id: requestId,
+            mode,
+            status: "processing",
+            job_id: jobId,
+            credits_used: 0,
+            estimated_credits: quote.estimated_credits,
+            duration_minutes: quote.duration_minutes
+          })
+        })
+
       const target = resolved.target
       if (target._tag === "upload") {
-        // Uploads arrive with a later issue: no upload can exist yet.
-        return yield* notFound(`upload ${target.id}`, { upload_id: target.id })
+        const uploadId = target.id as Ids.UploadId
+        const upload = yield* uploads.get(account.id, uploadId)
+        if (Option.isNone(upload))
+          return yield* failWith(notFound(`upload ${uploadId}`, { upload_id: uploadId }))
+        const file = upload.value
+        if (file.status !== "uploaded") {
+          return yield* failWith(
+            Errors.apiError(
+              "conflict",
+              file.status === "consumed"
+                ? `upload ${uploadId} was already transcribed`
+                : `upload ${uploadId} is not complete: PUT its bytes, then POST /uploads/${uploadId}/complete`,
+              { upload_id: uploadId, status: file.status }
+            )
+          )
+        }
+        const consumed = uploads.consume(uploadId, jobId, now).pipe(
+          Effect.flatMap((taken) =>
+            taken
+              ? Effect.void
+              : Effect.fail(
+                  Errors.apiError("conflict", `upload ${uploadId} was already transcribed`, {
+                    upload_id: uploadId
+                  })
+                )
+          )
+        )
+        return yield* startAsr(
+          { _tag: "upload", id: uploadId },
+          file.filename,
+          file.durationSeconds,
+          consumed
+        ).pipe(
+          Effect.catchIf(
+            (error): error is Errors.ApiError =>
+              error instanceof Errors.ApiError && error.code === "conflict",
+            (error) => failWith(error)
+          )
+        )
       }
       const videoId = target.id
       const details = yield* platform
         .video(videoId)
         .pipe(Effect.catchAll((error) => failWith(fromPlatformError(error))))
       const track = Captions.chooseTrack(details.captionTracks, {
-        mode,
+        mode: resolved.mode.humanCaptionsOnly ? "human_captions_only" : mode,
         language: request.language,
         originalLanguage: details.originalLanguage
       })

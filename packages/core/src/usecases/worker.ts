@@ -4,40 +4,53 @@
  *
  * - Jobs: an item of a job lane names a job; the worker claims it with a lease (none: another worker
  *   has it, or it is finished: the item is done), keeps the lease alive while the kind's handler
- *   works, and settles the outcome through `JobLifecycle` (one transaction). A handler that asks
- *   for a retry hands the job back with a time to run again. A worker that dies leaves its lease to
- *   expire; the job is then claimed again and runs to completion once (the charge is keyed on the
- *   job, and settling needs the lease).
+ *   works, and settles the outcome through `JobLifecycle`. A handler that asks for a retry hands the
+ *   job back with a time to run again. A worker that dies leaves its lease to expire; the job is
+ *   then claimed again and runs to completion once (the charge is keyed on the job, and settling
+ *   needs the lease).
+ * - Batches: claims and settles made while the previous one runs go to the database together (one
+ *   `claimMany`, one `settleMany`), so under load a round trip serves many jobs and an idle worker
+ *   waits for nothing. One heartbeat extends every lease in hand with one statement, every third of
+ *   the lease, and interrupts the handler of a job whose lease was lost. A job's queue item is done
+ *   once its handler has finished: its settle runs in the background (the job stays in hand, its
+ *   lease alive, until it is settled), and the worker's layer waits for those settles when it closes.
  * - Webhooks: an item of the webhook lane names a delivery; one attempt is made under a short lease,
  *   recorded in the delivery log, and the next attempt scheduled by the retry schedule.
  * - Reconciling: PostgreSQL is the record; every `reconcileEveryMs` the worker offers again every
  *   runnable job and due delivery (a queue that lost items, a lease that expired). The queue's
  *   deduplication keeps that from doubling work, and the claim keeps a duplicate from running.
+ *   It also sweeps the files of expired and transcribed uploads (when `MediaUploads` is provided).
  * - Shutdown: closing the scope stops taking items; a handler still running after the grace period
  *   is interrupted and its job handed back at once, so another worker takes it without waiting
  *   for the lease to expire.
  */
 import { Webhook } from "@verbatim/domain"
 import {
+  Cause,
   Context,
   DateTime,
   Deferred,
   Duration,
   Effect,
-  Fiber,
+  Either,
+  Exit,
+  type Fiber,
+  FiberId,
   Layer,
   Option,
   Random,
   Schedule,
   type Scope
 } from "effect"
+import type { PersistenceError } from "../errors.js"
 import { Accounts } from "../ports/accounts.js"
 import { type JobKind, type JobRecord, Jobs } from "../ports/jobs.js"
 import { Secrets } from "../ports/secrets.js"
 import { WebhookDeliveries } from "../ports/webhook-deliveries.js"
 import { type WebhookOutcome, WebhookSender } from "../ports/webhooks.js"
 import { type QueueError, WorkQueue } from "../ports/work-queue.js"
-import { JobLifecycle, type Outcome, webhookLane } from "./job-lifecycle.js"
+import { JobLifecycle, type Outcome, type Settled, type Settling, webhookLane } from "./job-lifecycle.js"
+import { MediaUploads } from "./tags.js"
 
 /** A handler asks for the job to run again later (a transient failure). */
 export interface Retry {
@@ -92,7 +105,10 @@ export class WorkerSettings extends Context.Tag("@verbatim/core/WorkerSettings")
 export class Worker extends Context.Tag("@verbatim/core/Worker")<
   Worker,
   {
-    /** Claims, runs and settles one job (the handler of a job lane's item). */
+    /**
+     * Claims and runs one job, and settles it: in the background, with the jobs that finish beside
+     * it, once this (the handler of a job lane's item) has returned.
+     */
     readonly runJob: (id: string) => Effect.Effect<void>
     /** Makes one attempt of one delivery (the handler of a webhook lane's item). */
     readonly runDelivery: (id: string) => Effect.Effect<void>
@@ -117,7 +133,139 @@ const describeOutcome = (outcome: WebhookOutcome): { statusCode: number | null; 
   }
 }
 
-export const WorkerLive = Layer.effect(
+/** A batcher: runs the inputs given to it while its previous batch ran (see `batcher`). */
+interface Batcher<I, O, E> {
+  /** Runs `input` in the next batch; its result. */
+  readonly request: (input: I) => Effect.Effect<O, E>
+  /** Runs `input` in the next batch and `then` with its result, in the batcher's fiber. */
+  readonly submit: (input: I, then: (result: Exit.Exit<O, E>) => Effect.Effect<void>) => Effect.Effect<void>
+  /** Waits until nothing is waiting or running (a `then` may submit more). */
+  readonly idle: Effect.Effect<void>
+}
+
+interface Pending<I, O, E> {
+  readonly input: I
+  /** Resumes a waiting `request`. */
+  readonly resume?: ((result: Exit.Exit<O, E>) => void) | undefined
+  /** The continuation of a `submit`. */
+  readonly then?: ((result: Exit.Exit<O, E>) => Effect.Effect<void>) | undefined
+  /** The `request` was interrupted while waiting: its result goes to `abandoned`. */
+  abandoned: boolean
+}
+
+/**
+ * Runs the inputs given while its batches run (or, when one of its `parallel` runners is idle, one
+ * at once) as one batch: no waiting window, so a lone input costs no latency, and under load each
+ * round trip serves many. `run` answers every input, in order. A request interrupted while waiting
+ * leaves its result to `abandoned`. The runners are fibers of the scope; requests wait with
+ * `Effect.async`, so an input costs no queue, deferred or fiber of its own.
+ */
+const batcher = <I, O, E>(
+  options: { readonly maxBatch: number; readonly parallel: number },
+  run: (inputs: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<O>, E>,
+  abandoned: (output: O) => Effect.Effect<void>
+): Effect.Effect<Batcher<I, O, E>, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const pending: Array<Pending<I, O, E>> = []
+    let running = 0
+    /** Runners waiting for inputs. */
+    const sleeping: Array<() => void> = []
+    let idleWaiters: Array<() => void> = []
+
+    const signal = () => sleeping.shift()?.()
+    const nextBatch = Effect.async<ReadonlyArray<Pending<I, O, E>>>((resume) => {
+      const take = (): void => {
+        // Another runner took everything meanwhile: sleep on.
+        if (pending.length === 0) return void sleeping.push(take)
+        running += 1
+        resume(Effect.succeed(pending.splice(0, options.maxBatch)))
+      }
+      if (pending.length > 0) return take()
+      sleeping.push(take)
+      return Effect.sync(() => {
+        const at = sleeping.indexOf(take)
+        if (at >= 0) sleeping.splice(at, 1)
+      })
+    })
+    const whenIdle = () => {
+      if (running > 0 || pending.length > 0) return
+      const waiters = idleWaiters
+      idleWaiters = []
+      for (const waiter of waiters) waiter()
+    }
+
+    const answer = (entry: Pending<I, O, E>, result: Exit.Exit<O, E>): Effect.Effect<void> => {
+      if (entry.then !== undefined) return Effect.catchAllCause(entry.then(result), Effect.logError)
+      if (!entry.abandoned) {
+        entry.resume?.(result)
+        return Effect.void
+      }
+      return Exit.isSuccess(result) ? Effect.ignore(abandoned(result.value)) : Effect.void
+    }
+
+    const runner = Effect.gen(function* () {
+      const batch = yield* nextBatch
+      // More waiting than this runner took: wake another.
+      if (pending.length > 0) signal()
+      const exit = yield* Effect.exit(run(batch.map((entry) => entry.input)))
+      for (const [i, entry] of batch.entries()) {
+        yield* answer(
+          entry,
+          Exit.flatMap(exit, (outputs) =>
+            i < outputs.length ? Exit.succeed(outputs[i] as O) : Exit.die("a batch gave too few results")
+          )
+        )
+      }
+      running -= 1
+      whenIdle()
+    })
+    for (let i = 0; i < options.parallel; i++) yield* Effect.forkScoped(Effect.forever(runner))
+    // Requests still waiting when the batcher goes are answered with an interruption.
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach(pending.splice(0), (entry) => answer(entry, Exit.interrupt(FiberId.none)), {
+        discard: true
+      })
+    )
+
+    return {
+      request: (input) =>
+        Effect.async<O, E>((resume) => {
+          const entry: Pending<I, O, E> = { input, resume, abandoned: false }
+          pending.push(entry)
+          signal()
+          return Effect.sync(() => {
+            entry.abandoned = true
+          })
+        }),
+      submit: (input, then) =>
+        Effect.sync(() => {
+          pending.push({ input, then, abandoned: false })
+          signal()
+        }),
+      idle: Effect.async<void>((resume) => {
+        if (running === 0 && pending.length === 0) return resume(Effect.void)
+        idleWaiters.push(() => resume(Effect.void))
+      })
+    }
+  })
+
+/**
+ * Most jobs claimed, or settled, in one statement, and how many such statements a worker runs at
+ * once: a second one starts while the first is at the database, so a job seldom waits for another's
+ * batch.
+ */
+const batching = { maxBatch: 64, parallel: 2 } as const
+
+/** A claimed job this process works on. */
+interface InHand {
+  readonly job: JobRecord
+  /** The fiber running the job's handler, while it runs (the queue item's fiber: see `work`). */
+  fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
+  /** Why the handler was interrupted, when it was. */
+  stop: Interrupted | undefined
+}
+
+export const WorkerLive = Layer.scoped(
   Worker,
   Effect.gen(function* () {
     const settings = yield* WorkerSettings
@@ -129,10 +277,13 @@ export const WorkerLive = Layer.effect(
     const accounts = yield* Accounts
     const sender = yield* WebhookSender
     const secrets = yield* Secrets
+    const uploads = yield* Effect.serviceOption(MediaUploads)
     const owner = settings.owner
     /** Completed when shutdown begins: handlers still running a grace period later are handed back. */
     const stopping = yield* Deferred.make<void>()
-    const graceOver = Deferred.await(stopping).pipe(Effect.delay(Duration.millis(settings.shutdownGraceMs)))
+    let graceOver = false
+    /** The jobs this process holds, from their claim until they are settled or handed back. */
+    const inHand = new Map<string, InHand>()
 
     const logged = <A, E>(what: string, effect: Effect.Effect<A, E>) =>
       effect.pipe(
@@ -140,19 +291,54 @@ export const WorkerLive = Layer.effect(
         Effect.catchAllCause((cause) => Effect.logError(`${what} failed; the reconciler will retry`, cause))
       )
 
-    /** Keeps the lease alive while the work runs; interrupts the work when the lease is lost. */
-    const heartbeat = (job: JobRecord) =>
-      Effect.gen(function* () {
-        const now = yield* DateTime.now
-        const held = yield* jobs.extendLease({ id: job.id, owner, now, leaseMs: settings.leaseMs })
-        if (!held) return yield* Effect.fail("lease lost" as const)
-      }).pipe(
-        Effect.catchTag("PersistenceError", (error) =>
-          Effect.logWarning("could not extend a lease", error.cause)
-        ),
-        Effect.repeat(Schedule.spaced(Duration.millis(Math.max(50, Math.floor(settings.leaseMs / 3))))),
-        Effect.delay(Duration.millis(Math.max(50, Math.floor(settings.leaseMs / 3))))
+    /** Interrupts a job's handler, if it still runs, telling it why. */
+    const stopHandler = (entry: InHand, why: Interrupted) =>
+      Effect.fiberIdWith((self) =>
+        Effect.sync(() => {
+          const fiber = entry.fiber
+          if (fiber === undefined || entry.stop !== undefined) return
+          entry.stop = why
+          fiber.unsafeInterruptAsFork(self)
+        })
       )
+
+    // One heartbeat keeps every lease in hand alive with one statement; a job whose lease was lost
+    // (another worker has it) has its handler interrupted.
+    const beatEvery = Duration.millis(Math.max(50, Math.floor(settings.leaseMs / 3)))
+    const heartbeat = Effect.gen(function* () {
+      if (inHand.size === 0) return
+      const held = Array.from(inHand.values())
+      const now = yield* DateTime.now
+      const kept = new Set<string>(
+        yield* jobs.extendLeases({
+          ids: held.map(({ job }) => job.id),
+          owner,
+          now,
+          leaseMs: settings.leaseMs
+        })
+      )
+      for (const entry of held) {
+        if (!kept.has(entry.job.id) && inHand.get(entry.job.id) === entry) {
+          yield* stopHandler(entry, { _tag: "LeaseLost" })
+        }
+      }
+    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not extend the leases in hand", cause)))
+    yield* Effect.forkScoped(Effect.forever(Effect.delay(heartbeat, beatEvery)))
+
+    // The end of the shutdown grace: handlers still running are interrupted and their jobs handed back.
+    yield* Effect.forkScoped(
+      Deferred.await(stopping).pipe(
+        Effect.zipRight(Effect.sleep(Duration.millis(settings.shutdownGraceMs))),
+        Effect.zipRight(
+          Effect.suspend(() => {
+            graceOver = true
+            return Effect.forEach(inHand.values(), (entry) => stopHandler(entry, { _tag: "Stopping" }), {
+              discard: true
+            })
+          })
+        )
+      )
+    )
 
     const handBack = (job: JobRecord, afterMs: number) =>
       Effect.gen(function* () {
@@ -169,83 +355,135 @@ export const WorkerLive = Layer.effect(
         ])
       })
 
-    const finish = (job: JobRecord, outcome: Outcome) =>
-      Effect.gen(function* () {
-        const at = yield* DateTime.now
-        const settled = yield* lifecycle.settle(job, owner, outcome, at).pipe(
-          Effect.catchTag("InsufficientCredits", (error) =>
-            lifecycle.settle(
-              job,
-              owner,
-              {
-                _tag: "Failed",
-                error: `this needs ${error.required} credits and the balance is ${error.balance}`
-              },
-              at
-            )
-          )
-        )
-        if (Option.isNone(settled)) yield* Effect.logWarning(`job ${job.id}: lease lost before settling`)
+    const claim: Batcher<string, Option.Option<JobRecord>, PersistenceError> = yield* batcher(
+      batching,
+      (ids: ReadonlyArray<string>) =>
+        Effect.gen(function* () {
+          const now = yield* DateTime.now
+          const claimed = yield* jobs.claimMany({
+            ids: Array.from(new Set(ids)) as Array<JobRecord["id"]>,
+            owner,
+            now,
+            leaseMs: settings.leaseMs
+          })
+          const byId = new Map<string, JobRecord>(claimed.map((job) => [job.id, job]))
+          // An id asked twice is given to the first asker only.
+          return ids.map((id) => {
+            const job = byId.get(id)
+            byId.delete(id)
+            return Option.fromNullable(job)
+          })
+        }),
+      (claimed) =>
+        Option.match(claimed, {
+          onNone: () => Effect.void,
+          onSome: (job) => logged(`handing back job ${job.id}`, handBack(job, 0))
+        })
+    )
+
+    const settle: Batcher<Settling, Settled, PersistenceError> = yield* batcher(
+      batching,
+      (items: ReadonlyArray<Settling>) => lifecycle.settleMany(owner, items),
+      () => Effect.void
+    )
+
+    /** A job the worker could not finish as planned goes back, to run again once its lease is over. */
+    const failedUnexpectedly = (job: JobRecord, cause: Cause.Cause<unknown>) =>
+      Effect.logError(`job ${job.id} failed unexpectedly; handing it back`, cause).pipe(
+        Effect.zipRight(logged(`handing back job ${job.id}`, handBack(job, settings.leaseMs)))
+      )
+
+    /**
+     * Settles the job in the next batch, then `letGo` of it. A charge the balance no longer covers
+     * fails the job instead, uncharged. Runs after the job's queue item is done: see `runJob`.
+     */
+    const finish = (job: JobRecord, outcome: Outcome, at: DateTime.Utc, letGo: Effect.Effect<void>) =>
+      settle.submit({ job, outcome, at }, (result): Effect.Effect<void> => {
+        if (Exit.isFailure(result)) return Effect.ensuring(failedUnexpectedly(job, result.cause), letGo)
+        const settled = result.value
+        if (Either.isLeft(settled)) {
+          const { required, balance } = settled.left
+          const error = `this needs ${required} credits and the balance is ${balance}`
+          return finish(job, { _tag: "Failed", error }, at, letGo)
+        }
+        return Option.isNone(settled.right)
+          ? Effect.ensuring(Effect.logWarning(`job ${job.id}: lease lost before settling`), letGo)
+          : letGo
       })
 
-    const work = (job: JobRecord) =>
-      Effect.gen(function* () {
-        const handler = handlers.get(job.kind)
-        if (handler === undefined) {
-          return yield* finish(job, { _tag: "Failed", error: `this server cannot run ${job.kind} jobs` })
-        }
-        const beat = yield* Effect.fork(heartbeat(job))
-        // The first to finish wins: the work, the loss of the lease, or the end of the shutdown grace.
-        const leaseLost: Interrupted = { _tag: "LeaseLost" }
-        const stopping: Interrupted = { _tag: "Stopping" }
-        const result: WorkResult | Interrupted = yield* Effect.raceAll([
-          handler(job),
-          Fiber.join(beat).pipe(Effect.either, Effect.as(leaseLost)),
-          graceOver.pipe(Effect.as(stopping))
-        ]).pipe(
-          Effect.onInterrupt(() =>
-            logged(`handing back job ${job.id}`, handBack(job, 0)).pipe(
-              Effect.zipRight(Fiber.interrupt(beat))
-            )
-          )
-        )
-        yield* Fiber.interrupt(beat)
-        if (result._tag === "LeaseLost") {
-          return yield* Effect.logWarning(`job ${job.id}: lease lost while working; another worker has it`)
-        }
-        if (result._tag === "Stopping") {
-          yield* Effect.logInfo(`job ${job.id}: shutting down, handing it back`)
-          return yield* handBack(job, 0)
-        }
-        if (result._tag === "Retry") {
-          if (job.attempts >= settings.maxAttempts) {
-            return yield* finish(job, { _tag: "Failed", error: result.error })
+    /**
+     * Runs the job's handler, then settles its outcome (in the background: see `finish`) or hands
+     * the job back, and lets it go. The handler runs in this fiber, the queue item's, with no fiber of
+     * its own: the heartbeat (lease lost) or the end of the shutdown grace interrupts this fiber while
+     * the handler runs, and everything after the handler is uninterruptible, so an interruption that
+     * comes too late (the handler had finished) only ends the queue item, never a settle.
+     */
+    const work = (job: JobRecord, entry: InHand, letGo: Effect.Effect<void>) =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function* () {
+          const handler = handlers.get(job.kind)
+          if (handler === undefined) {
+            const error = `this server cannot run ${job.kind} jobs`
+            return yield* finish(job, { _tag: "Failed", error }, yield* DateTime.now, letGo)
           }
-          return yield* handBack(job, result.afterMs)
-        }
-        return yield* finish(job, result)
-      })
+          if (graceOver) {
+            yield* Effect.logInfo(`job ${job.id}: shutting down, handing it back`)
+            return yield* Effect.ensuring(handBack(job, 0), letGo)
+          }
+          const exit = yield* Effect.withFiberRuntime<Exit.Exit<WorkResult>>((self) => {
+            entry.fiber = self
+            return Effect.exit(restore(handler(job)))
+          })
+          entry.fiber = undefined
+          if (Exit.isFailure(exit)) {
+            if (entry.stop?._tag === "LeaseLost") {
+              yield* Effect.logWarning(`job ${job.id}: lease lost while working; another worker has it`)
+              return yield* letGo
+            }
+            if (entry.stop?._tag === "Stopping" || Cause.isInterruptedOnly(exit.cause)) {
+              yield* Effect.logInfo(`job ${job.id}: shutting down, handing it back`)
+              return yield* Effect.ensuring(handBack(job, 0), letGo)
+            }
+            return yield* Effect.ensuring(failedUnexpectedly(job, exit.cause), letGo)
+          }
+          const result = exit.value
+          if (result._tag !== "Retry") return yield* finish(job, result, yield* DateTime.now, letGo)
+          if (job.attempts >= settings.maxAttempts) {
+            return yield* finish(job, { _tag: "Failed", error: result.error }, yield* DateTime.now, letGo)
+          }
+          return yield* Effect.ensuring(handBack(job, result.afterMs), letGo)
+        }).pipe(Effect.catchAllCause((cause) => Effect.ensuring(failedUnexpectedly(job, cause), letGo)))
+      )
+
+    // The settles still running when the worker closes are waited for (added after the batchers, so
+    // it runs before they stop).
+    yield* Effect.addFinalizer(() => settle.idle)
 
     const runJob = (id: string) =>
       logged(
         `job ${id}`,
         Effect.gen(function* () {
-          const now = yield* DateTime.now
-          const claimed = yield* jobs.claim({
-            id: id as JobRecord["id"],
-            owner,
-            now,
-            leaseMs: settings.leaseMs
-          })
+          // Already in hand here (offered twice): the claim would not take it anyway.
+          if (inHand.has(id)) return
+          const claimed = yield* claim.request(id)
           if (Option.isNone(claimed)) return
-          yield* work(claimed.value).pipe(
-            Effect.catchAllCause((cause) =>
-              Effect.logError(`job ${id} failed unexpectedly; handing it back`, cause).pipe(
-                Effect.zipRight(handBack(claimed.value, settings.leaseMs))
-              )
-            )
+          const job = claimed.value
+          const entry: InHand = { job, fiber: undefined, stop: undefined }
+          inHand.set(job.id, entry)
+          // The outcome is settled in the background, in a batch with the jobs that finish beside it:
+          // the queue item is done and its slot free for the next job meanwhile. The job stays in hand
+          // (its lease kept alive) until it is settled; if this process dies first, the lease expires
+          // and the job runs again (its charge is keyed: never twice).
+          yield* work(
+            job,
+            entry,
+            Effect.sync(() => {
+              if (inHand.get(job.id) === entry) inHand.delete(job.id)
+            })
           )
-        }).pipe(Effect.withSpan("verbatim.worker.job", { attributes: { "job.id": id } }))
+        }).pipe(
+          Effect.withSpan("verbatim.worker.job", { attributes: { "job.id": id }, captureStackTrace: false })
+        )
       )
 
     const runDelivery = (id: string) =>
@@ -296,7 +534,12 @@ export const WorkerLive = Layer.effect(
               }
             ])
           }
-        }).pipe(Effect.withSpan("verbatim.worker.webhook", { attributes: { "delivery.id": id } }))
+        }).pipe(
+          Effect.withSpan("verbatim.worker.webhook", {
+            attributes: { "delivery.id": id },
+            captureStackTrace: false
+          })
+        )
       )
 
     const reconcile = Effect.gen(function* () {
@@ -319,6 +562,12 @@ export const WorkerLive = Layer.effect(
           key: `${delivery.id}:${delivery.attempts}`
         }))
       ])
+      // Files of expired or transcribed uploads go on the same rhythm.
+      if (Option.isSome(uploads)) {
+        yield* uploads.value.sweep.pipe(
+          Effect.catchAllCause((cause) => Effect.logWarning("sweeping uploads failed; trying again", cause))
+        )
+      }
       return runnable.length + due.length
     }).pipe(
       Effect.catchAllCause((cause) =>

@@ -5,11 +5,19 @@ import { ledger } from "./0002_ledger.js"
 import { transcripts } from "./0003_transcripts.js"
 import { jobs } from "./0004_jobs.js"
 import { work } from "./0005_work.js"
+import { uploads } from "./0006_uploads.js"
+import { batches } from "./0007_batches.js"
+import { idempotency } from "./0008_idempotency.js"
+import { oauth } from "./0009_oauth.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
   "0002_ledger": ledger,
   "0003_transcripts": transcripts,
   "0004_jobs": jobs,
-  "0005_work": work
+  "0005_work": work,
+  "0006_uploads": uploads,
+  "0007_batches": batches,
+  "0008_idempotency": idempotency,
+  "0009_oauth": oauth
 }

@@ -10,10 +10,10 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { type JobPage, JobRecord, Jobs, type Runnable } from "@verbatim/core"
+import { type JobPage, JobRecord, Jobs, type Runnable, type SettleResult } from "@verbatim/core"
 import { Api, Ids } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
-import { nullableJsonText, Timestamp, toDate, toNullableDate } from "./columns.js"
+import { Int8, nullableJsonText, Timestamp, toDate, toNullableDate } from "./columns.js"
 import { operation } from "./failure.js"
 import { countOf, totalOf } from "./page.js"
 
@@ -35,6 +35,41 @@ const RunnableRow = Schema.Struct({
 })
 
 const Updated = Schema.Struct({ id: Ids.JobId })
+
+const isJobId = Schema.is(Ids.JobId)
+
+/** A `uuid[]` parameter as array text (ids checked as uuids first, so nothing needs quoting). */
+const uuidArray = (ids: ReadonlyArray<string>): string => `{${ids.join(",")}}`
+
+/** One settlement of a batch, with its charge: an element of the JSON read by `jsonb_to_recordset`. */
+interface BatchSettlement {
+  readonly n: number
+  readonly id: string
+  readonly status: string
+  readonly error: string | null
+  readonly credits_used: number
+  readonly transcript_id: string | null
+  readonly video_title: string | null
+  readonly language: string | null
+  readonly source: string | null
+  readonly completed_at: string
+  readonly account_id: string | null
+  readonly key: string | null
+  readonly amount: number | null
+  readonly job_id: string | null
+  readonly reason: string | null
+  readonly charged_at: string | null
+}
+
+/** One settlement's fate, in the order of the settlements. */
+const BatchSettled = Schema.Struct({
+  n: Schema.Int,
+  held: Schema.Boolean,
+  moved: Schema.Boolean,
+  transcriptId: JobRecord.fields.transcriptId,
+  required: Schema.NullOr(Int8),
+  balance: Schema.NullOr(Int8)
+})
 
 /** Builds the repository over the `SqlClient` in context. */
 export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
@@ -116,6 +151,102 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
         RETURNING ${columns}`
   })
 
+  const LeasesRequest = Schema.Struct({
+    ids: Schema.String,
+    owner: Schema.String,
+    now: Timestamp,
+    until: Timestamp
+  })
+
+  // Statements on several jobs find them by primary key alone and check their state on the locked
+  // rows: a condition on the status would let the planner pick the partial runnable index and read
+  // every processing job (which it does when its statistics lag behind a sudden backlog). Rows are
+  // locked in id order, so two such statements never deadlock.
+
+  // Rows another transaction holds (it is taking or settling the job) are skipped: two workers
+  // claiming overlapping ids neither wait for each other nor both get one.
+  const claimSome = SqlSchema.findAll({
+    Request: LeasesRequest,
+    Result: JobRow,
+    execute: ({ ids, owner, now, until }) =>
+      sql`WITH locked AS MATERIALIZED (
+          SELECT id, status, next_run_at, lease_expires_at FROM jobs WHERE id = ANY(${ids}::uuid[])
+          ORDER BY id FOR NO KEY UPDATE SKIP LOCKED
+        )
+        UPDATE jobs SET lease_owner = ${owner}, lease_expires_at = ${until}, attempts = attempts + 1,
+          started_at = coalesce(started_at, ${now}), updated_at = ${now}
+        WHERE id IN (SELECT id FROM locked WHERE status = 'processing'
+          AND (next_run_at IS NULL OR next_run_at <= ${now}) AND (lease_expires_at IS NULL OR lease_expires_at <= ${now}))
+        RETURNING ${columns}`
+  })
+
+  const extendSome = SqlSchema.findAll({
+    Request: LeasesRequest,
+    Result: Updated,
+    execute: ({ ids, owner, now, until }) =>
+      sql`WITH locked AS MATERIALIZED (
+          SELECT id, status, lease_owner FROM jobs WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR NO KEY UPDATE
+        )
+        UPDATE jobs SET lease_expires_at = ${until}, updated_at = ${now}
+        WHERE id IN (SELECT id FROM locked WHERE status = 'processing' AND lease_owner = ${owner})
+        RETURNING id`
+  })
+
+  // Locks in the order every writer follows (jobs, then accounts, each in id order), so it never
+  // deadlocks with another settle or a request's charge. The charges follow `./ledger.ts`: each
+  // account's row is locked before its entries are written, an entry whose key exists inserts
+  // nothing, and the balance moves by exactly what was inserted.
+  const settleSome = SqlSchema.findAll({
+    Request: Schema.Struct({
+      ids: Schema.String,
+      owner: Schema.String,
+      /** JSON of `BatchSettlement`s, built from settlements the port's types already checked. */
+      settlements: Schema.String
+    }),
+    Result: BatchSettled,
+    execute: ({ ids, owner, settlements }) =>
+      sql`WITH s AS MATERIALIZED (
+          SELECT * FROM jsonb_to_recordset(${settlements}::jsonb) AS s(n integer, id uuid, status text,
+            error text, credits_used integer, transcript_id uuid, video_title text, language text, source text,
+            completed_at timestamptz, account_id uuid, key text, amount bigint, job_id uuid, reason text,
+            charged_at timestamptz)
+        ), locked_jobs AS MATERIALIZED (
+          SELECT id, status, lease_owner FROM jobs WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR NO KEY UPDATE
+        ), held AS MATERIALIZED (
+          SELECT id FROM locked_jobs WHERE status = 'processing' AND lease_owner = ${owner}
+        ), need AS MATERIALIZED (
+          SELECT account_id, sum(amount)::bigint AS amount FROM s
+          WHERE amount IS NOT NULL AND id IN (SELECT id FROM held) GROUP BY account_id
+        ), locked AS MATERIALIZED (
+          SELECT id, credits FROM accounts WHERE id IN (SELECT account_id FROM need) ORDER BY id FOR NO KEY UPDATE
+        ), moving AS MATERIALIZED (
+          SELECT s.* FROM s WHERE s.id IN (SELECT id FROM held) AND (s.amount IS NULL OR s.account_id IN (
+            SELECT l.id FROM locked l JOIN need ON need.account_id = l.id WHERE l.credits >= need.amount))
+        ), moved AS (
+          UPDATE jobs j SET status = m.status, error = m.error, credits_used = m.credits_used,
+            transcript_id = (SELECT t.id FROM transcripts t WHERE t.id = m.transcript_id FOR KEY SHARE),
+            video_title = coalesce(m.video_title, j.video_title), language = m.language, source = m.source,
+            completed_at = m.completed_at, lease_owner = NULL, lease_expires_at = NULL, updated_at = m.completed_at
+          FROM moving m WHERE j.id = m.id
+          RETURNING j.id, j.transcript_id
+        ), entry AS (
+          INSERT INTO ledger_entries (account_id, kind, amount, key, job_id, reason, created_at)
+          SELECT account_id, 'charge', -amount, key, job_id, reason, charged_at FROM moving
+          WHERE amount IS NOT NULL ORDER BY n
+          ON CONFLICT (account_id, key) DO NOTHING
+          RETURNING account_id, amount
+        ), paid AS (
+          UPDATE accounts a SET credits = a.credits + d.amount
+          FROM (SELECT account_id, sum(amount)::bigint AS amount FROM entry GROUP BY account_id) d
+          WHERE a.id = d.account_id RETURNING a.id
+        )
+        SELECT s.n, h.id IS NOT NULL AS held, m.id IS NOT NULL AS moved, m.transcript_id,
+          need.amount AS required, l.credits AS balance
+        FROM s LEFT JOIN held h ON h.id = s.id LEFT JOIN moved m ON m.id = s.id
+          LEFT JOIN need ON need.account_id = s.account_id LEFT JOIN locked l ON l.id = s.account_id
+        ORDER BY s.n`
+  })
+
   const runnableAt = SqlSchema.findAll({
     Request: Schema.Struct({ now: Timestamp, limit: Schema.Int }),
     Result: RunnableRow,
@@ -185,6 +316,67 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
         Effect.map(Option.isSome),
         operation("Jobs.extendLease")
       ),
+
+    claimMany: ({ ids, owner, now, leaseMs }) => {
+      const valid = ids.filter(isJobId)
+      return valid.length === 0
+        ? Effect.succeed([])
+        : claimSome({ ids: uuidArray(valid), owner, now, until: leaseUntil(now, leaseMs) }).pipe(
+            operation("Jobs.claimMany")
+          )
+    },
+
+    extendLeases: ({ ids, owner, now, leaseMs }) => {
+      const valid = ids.filter(isJobId)
+      return valid.length === 0
+        ? Effect.succeed([])
+        : extendSome({ ids: uuidArray(valid), owner, now, until: leaseUntil(now, leaseMs) }).pipe(
+            Effect.map((rows) => rows.map((row) => row.id)),
+            operation("Jobs.extendLeases")
+          )
+    },
+
+    settleMany: (owner, settlements) =>
+      settlements.length === 0
+        ? Effect.succeed([])
+        : settleSome({
+            ids: uuidArray(settlements.map((s) => s.id)),
+            owner,
+            settlements: JSON.stringify(
+              settlements.map(
+                (s, n): BatchSettlement => ({
+                  n,
+                  id: s.id,
+                  status: s.status,
+                  error: s.error,
+                  credits_used: s.creditsUsed,
+                  transcript_id: s.transcriptId,
+                  video_title: s.videoTitle,
+                  language: s.language,
+                  source: s.source,
+                  completed_at: DateTime.formatIso(s.completedAt),
+                  account_id: s.charge?.request.accountId ?? null,
+                  key: s.charge?.request.key ?? null,
+                  amount: s.charge?.amount ?? null,
+                  job_id: s.charge?.request.jobId ?? null,
+                  reason: s.charge?.request.reason ?? null,
+                  charged_at: s.charge === null ? null : DateTime.formatIso(s.charge.request.at)
+                })
+              )
+            )
+          }).pipe(
+            Effect.map((rows) =>
+              rows.map(
+                (row): SettleResult =>
+                  row.moved
+                    ? { _tag: "Settled", transcriptId: row.transcriptId }
+                    : row.held
+                      ? { _tag: "Unpaid", required: row.required ?? 0, balance: row.balance ?? 0 }
+                      : { _tag: "NotHeld" }
+              )
+            ),
+            operation("Jobs.settleMany")
+          ),
 
     release: (id, owner, nextRunAt) =>
       releaseOne({ id, owner, at: nextRunAt }).pipe(Effect.map(Option.isSome), operation("Jobs.release")),

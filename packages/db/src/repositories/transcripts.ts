@@ -20,7 +20,7 @@ import {
 } from "@verbatim/core"
 import { Api, Ids, Language } from "@verbatim/domain"
 import { Effect, Layer, Option, Schema } from "effect"
-import { jsonText, nullableJsonText, Timestamp, toDate } from "./columns.js"
+import { Timestamp } from "./columns.js"
 import { operation, StoreConflict } from "./failure.js"
 import { countOf, totalOf } from "./page.js"
 
@@ -35,9 +35,42 @@ const SummaryWithSegmentsRow = Schema.Struct({ ...SummaryFields, segments: Segme
 /** A `transcripts` row: the core's `TranscriptRecord`, its date as the driver gives it. */
 const RecordRow = Schema.Struct({ ...TranscriptRecord.fields, createdAt: Timestamp })
 
-const decodeRecords = Schema.decodeUnknown(Schema.Array(RecordRow))
-const decodeSummaries = Schema.decodeUnknown(Schema.Array(SummaryRow))
-const decodeSummariesWithSegments = Schema.decodeUnknown(Schema.Array(SummaryWithSegmentsRow))
+/**
+ * A record as `INSERT` writes it: its JSON columns as JSON text (node-postgres would send a
+ * JavaScript array as a PostgreSQL array) and its date as a `timestamptz` parameter.
+ */
+const InsertRow = Schema.Struct({
+  ...TranscriptRecord.fields,
+  segments: Schema.parseJson(TranscriptRecord.fields.segments),
+  summary: Schema.NullOr(Schema.parseJson(Api.FreeFormObject)),
+  mindMap: Schema.NullOr(Schema.parseJson(Api.FreeFormObject)),
+  asrIntelligence: Schema.NullOr(Schema.parseJson(Api.AsrIntelligence)),
+  createdAt: Timestamp
+})
+
+/** The account's transcripts of a video (`owned`), narrowed by the filter's fields that are set. */
+const OwnedRequest = Schema.Struct({
+  accountId: Ids.AccountId,
+  videoId: Schema.String,
+  id: Schema.optional(Ids.TranscriptId),
+  language: Schema.optional(Language.LanguageCode),
+  sourceKinds: Schema.optional(Schema.Array(TranscriptRecord.fields.sourceKind))
+})
+
+/** A list query of GET /transcripts (`search`), its dates as `timestamptz` parameters. */
+const SearchRequest = Schema.Struct({
+  accountId: Ids.AccountId,
+  search: Schema.optional(Schema.String),
+  status: TranscriptSummary.fields.status,
+  language: Schema.optional(Language.LanguageCode),
+  createdFrom: Schema.optional(Timestamp),
+  createdTo: Schema.optional(Timestamp),
+  offset: Schema.NonNegativeInt,
+  limit: Schema.NonNegativeInt
+})
+type SearchRequest = typeof SearchRequest.Encoded
+
+const Count = Schema.Struct({ n: Schema.NonNegativeInt })
 
 /**
  * Whether a search is one video id or upload id. Its dashes belong to the id, so it is searched as a
@@ -57,38 +90,14 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
   const recordColumns = sql.literal(`${summaryColumns}, channel_id, text, segments, has_timestamps,
     summary, mind_map, asr_intelligence`)
 
-  const insert = (record: TranscriptRecord) =>
-    Effect.gen(function* () {
-      const segments = yield* jsonText(Segments, record.segments)
-      const summary = yield* nullableJsonText(Api.FreeFormObject, record.summary)
-      const mindMap = yield* nullableJsonText(Api.FreeFormObject, record.mindMap)
-      const asrIntelligence = yield* nullableJsonText(Api.AsrIntelligence, record.asrIntelligence)
-      const rows = yield* sql`INSERT INTO transcripts ${sql.insert({
-        id: record.id,
-        accountId: record.accountId,
-        videoId: record.videoId,
-        language: record.language,
-        sourceKind: record.sourceKind,
-        status: record.status,
-        videoTitle: record.videoTitle,
-        channelId: record.channelId,
-        text: record.text,
-        segments,
-        hasTimestamps: record.hasTimestamps,
-        wordCount: record.wordCount,
-        segmentCount: record.segmentCount,
-        durationSeconds: record.durationSeconds,
-        creditsUsed: record.creditsUsed,
-        summary,
-        mindMap,
-        asrIntelligence,
-        createdAt: toDate(record.createdAt),
-        updatedAt: toDate(record.createdAt)
-      })}
-      ON CONFLICT (account_id, video_id, language, source_kind) DO NOTHING
-      RETURNING ${recordColumns}`
-      return Option.fromNullable((yield* decodeRecords(rows))[0])
-    })
+  const insert = SqlSchema.findOne({
+    Request: InsertRow,
+    Result: RecordRow,
+    execute: (row) =>
+      sql`INSERT INTO transcripts ${sql.insert({ ...row, updatedAt: row.createdAt })}
+        ON CONFLICT (account_id, video_id, language, source_kind) DO NOTHING
+        RETURNING ${recordColumns}`
+  })
 
   const existing = SqlSchema.findOne({
     Request: Schema.Struct({
@@ -138,45 +147,86 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
     })
 
   /** The list filter of GET /transcripts, every condition on columns of `transcripts`. */
-  const searchFilter = (accountId: Ids.AccountId, query: TranscriptSearch): Statement.Fragment => {
+  const searchFilter = (query: SearchRequest): Statement.Fragment => {
     const words = query.search?.trim() ?? ""
     const tsquery = isIdShaped(words) ? `"${words}"` : words
     return sql.and([
-      sql`account_id = ${accountId}`,
+      sql`account_id = ${query.accountId}`,
       sql`status = ${query.status}`,
       ...(query.language === undefined ? [] : [sql`language = ${query.language}`]),
-      ...(query.createdFrom === undefined ? [] : [sql`created_at >= ${toDate(query.createdFrom)}`]),
-      ...(query.createdTo === undefined ? [] : [sql`created_at <= ${toDate(query.createdTo)}`]),
+      ...(query.createdFrom === undefined ? [] : [sql`created_at >= ${query.createdFrom}`]),
+      ...(query.createdTo === undefined ? [] : [sql`created_at <= ${query.createdTo}`]),
       ...(words === ""
         ? []
         : [sql`(tsv @@ websearch_to_tsquery('english', ${tsquery}) OR video_id = ${words})`])
     ])
   }
 
+  const pageOf = (query: SearchRequest) =>
+    sql`SELECT ${sql.literal(summaryColumns)} FROM transcripts WHERE ${searchFilter(query)}
+      ORDER BY created_at DESC, id DESC LIMIT ${query.limit} OFFSET ${query.offset}`
+
+  const searchPage = SqlSchema.findAll({
+    Request: SearchRequest,
+    Result: SummaryRow,
+    execute: (query) =>
+      sql`WITH page AS MATERIALIZED (${pageOf(query)}) SELECT * FROM page ORDER BY created_at DESC, id DESC`
+  })
+
+  const searchPageWithSegments = SqlSchema.findAll({
+    Request: SearchRequest,
+    Result: SummaryWithSegmentsRow,
+    execute: (query) =>
+      sql`WITH page AS MATERIALIZED (${pageOf(query)})
+        SELECT page.*, t.segments FROM page JOIN transcripts t ON t.id = page.id
+        ORDER BY page.created_at DESC, page.id DESC`
+  })
+
+  const searchCount = SqlSchema.single({
+    Request: SearchRequest,
+    Result: Count,
+    execute: (query) => sql`SELECT count(*)::int AS n FROM transcripts WHERE ${searchFilter(query)}`
+  })
+
   const search = (accountId: Ids.AccountId, query: TranscriptSearch) =>
     Effect.gen(function* () {
-      const where = searchFilter(accountId, query)
-      const page = sql`SELECT ${sql.literal(summaryColumns)} FROM transcripts WHERE ${where}
-        ORDER BY created_at DESC, id DESC LIMIT ${query.limit} OFFSET ${query.offset}`
+      const request = {
+        accountId,
+        search: query.search,
+        status: query.status,
+        language: query.language,
+        createdFrom: query.createdFrom,
+        createdTo: query.createdTo,
+        offset: query.offset,
+        limit: query.limit
+      }
       const items: TranscriptPage["items"] = query.includeSegments
-        ? yield* Effect.flatMap(
-            sql`WITH page AS MATERIALIZED (${page})
-              SELECT page.*, t.segments FROM page JOIN transcripts t ON t.id = page.id
-              ORDER BY page.created_at DESC, page.id DESC`,
-            decodeSummariesWithSegments
-          )
-        : yield* Effect.flatMap(
-            sql`WITH page AS MATERIALIZED (${page}) SELECT * FROM page ORDER BY created_at DESC, id DESC`,
-            decodeSummaries
-          )
+        ? yield* searchPageWithSegments(request)
+        : yield* searchPage(request)
       const total = yield* totalOf(
         query.offset,
         query.limit,
         items.length,
-        countOf(sql`SELECT count(*)::int AS n FROM transcripts WHERE ${where}`)
+        Effect.map(searchCount(request), (count) => count.n)
       )
       return { items, total } satisfies TranscriptPage
     })
+
+  const ownedOf = SqlSchema.findAll({
+    Request: OwnedRequest,
+    Result: RecordRow,
+    execute: (filter) =>
+      sql`SELECT ${recordColumns} FROM transcripts
+        WHERE ${sql.and([
+          sql`account_id = ${filter.accountId}`,
+          sql`video_id = ${filter.videoId}`,
+          sql`status = 'succeeded'`,
+          ...(filter.id === undefined ? [] : [sql`id = ${filter.id}`]),
+          ...(filter.language === undefined ? [] : [sql`language = ${filter.language}`]),
+          ...(filter.sourceKinds === undefined ? [] : [sql`source_kind = ANY(${filter.sourceKinds}::text[])`])
+        ])}
+        ORDER BY created_at DESC, id DESC`
+  })
 
   const deleted = (statement: Statement.Statement<unknown>) =>
     countOf(sql`WITH deleted AS (${statement}) SELECT count(*)::int AS n FROM deleted`)
@@ -185,19 +235,13 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
     store: (record) => store(record, 1).pipe(operation("Transcripts.store")),
 
     owned: (accountId, videoId, filter) =>
-      sql`SELECT ${recordColumns} FROM transcripts
-        WHERE ${sql.and([
-          sql`account_id = ${accountId}`,
-          sql`video_id = ${videoId}`,
-          sql`status = 'succeeded'`,
-          ...(filter.id === undefined ? [] : [sql`id = ${filter.id}`]),
-          ...(filter.language === undefined ? [] : [sql`language = ${filter.language}`]),
-          ...(filter.sourceKinds === undefined ? [] : [sql`source_kind = ANY(${filter.sourceKinds}::text[])`])
-        ])}
-        ORDER BY created_at DESC, id DESC`.pipe(
-        Effect.flatMap(decodeRecords),
-        operation("Transcripts.owned")
-      ),
+      ownedOf({
+        accountId,
+        videoId,
+        id: filter.id,
+        language: filter.language,
+        sourceKinds: filter.sourceKinds
+      }).pipe(operation("Transcripts.owned")),
 
     get: (accountId, id) => getOne({ accountId, id }).pipe(operation("Transcripts.get")),
 

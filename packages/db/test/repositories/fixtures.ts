@@ -13,19 +13,21 @@ import {
   Transactor,
   type TranscriptRecord,
   Transcripts,
+  Uploads,
   WebhookDeliveries
 } from "@verbatim/core"
 import { Api, Ids, Language, Transcript } from "@verbatim/domain"
 import { DateTime, Effect } from "effect"
 
-/** The five ports, from `RepositoriesLive`. */
+/** The store ports, from `RepositoriesLive`. */
 export const repositories = Effect.all({
   accounts: Accounts,
   ledger: Ledger,
   jobs: Jobs,
   transcripts: Transcripts,
   transactor: Transactor,
-  deliveries: WebhookDeliveries
+  deliveries: WebhookDeliveries,
+  uploads: Uploads
 })
 
 export const at = (iso: string): DateTime.Utc => DateTime.unsafeMake(iso)

@@ -3,14 +3,30 @@
  * with a status filter and a correct total; a deleted transcript leaves its jobs without one.
  */
 import { expect } from "@effect/vitest"
-import type { JobRecord } from "@verbatim/core"
+import { type JobRecord, Jobs } from "@verbatim/core"
+import type { Ids } from "@verbatim/domain"
 import { DateTime, Effect, Option } from "effect"
 import { migrations } from "../../src/migrations/index.js"
 import { RepositoriesLive } from "../../src/persistence.js"
 import { describeEachDatabase } from "../harness.js"
-import { at, job, jobId, newAccount, repositories, transcript } from "./fixtures.js"
+import {
+  at,
+  fundedAccount,
+  job,
+  jobId,
+  newAccount,
+  repositories,
+  transcript,
+  transcriptId
+} from "./fixtures.js"
 
 const ids = (jobs: ReadonlyArray<JobRecord>) => jobs.map((item) => item.id)
+
+/** A new processing job of the test lane, not claimed yet. */
+const processingJob = (owner: Ids.AccountId) =>
+  Effect.flatMap(Jobs, (jobs) =>
+    jobs.insert(job(owner, { kind: "test.delay", status: "processing", startedAt: null, completedAt: null }))
+  )
 
 describeEachDatabase(
   "Jobs repository",
@@ -237,6 +253,241 @@ describeEachDatabase(
           { concurrency: "unbounded" }
         )
         expect(claims.filter(Option.isSome)).toHaveLength(1)
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("claimMany takes, in one statement, only the jobs a claim would take", () =>
+      Effect.gen(function* () {
+        const { jobs } = yield* repositories
+        const account = yield* newAccount()
+        const now = at("2026-10-03T12:00:00.000Z")
+        const processing = () =>
+          jobs.insert(
+            job(account.id, { kind: "test.delay", status: "processing", startedAt: null, completedAt: null })
+          )
+        const [free, held, later, done] = yield* Effect.all([
+          processing(),
+          processing(),
+          processing(),
+          processing()
+        ])
+        yield* jobs.insert(job(account.id))
+        yield* jobs.claim({ id: held.id, owner: "b", now, leaseMs: 60_000 })
+        yield* jobs.release(later.id, "nobody", now)
+        yield* jobs.claim({ id: later.id, owner: "b", now, leaseMs: 1 })
+        yield* jobs.release(later.id, "b", DateTime.add(now, { minutes: 5 }))
+        yield* jobs.claim({ id: done.id, owner: "b", now, leaseMs: 60_000 })
+        yield* jobs.settle(done.id, "b", {
+          status: "failed",
+          error: "gave up",
+          creditsUsed: 0,
+          transcriptId: null,
+          videoTitle: null,
+          language: null,
+          source: null,
+          completedAt: now
+        })
+        const claimed = yield* jobs.claimMany({
+          ids: [free.id, held.id, later.id, done.id, jobId(), free.id, "not-a-uuid" as typeof free.id],
+          owner: "a",
+          now,
+          leaseMs: 1000
+        })
+        expect(claimed.map((j) => [j.id, j.leaseOwner, j.attempts, j.startedAt])).toEqual([
+          [free.id, "a", 1, now]
+        ])
+        expect(claimed[0]).toEqual(Option.getOrThrow(yield* jobs.find(free.id)))
+        expect(yield* jobs.claimMany({ ids: [], owner: "a", now, leaseMs: 1000 })).toEqual([])
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("two workers racing claimMany on the same ids never both get one", () =>
+      Effect.gen(function* () {
+        const { jobs } = yield* repositories
+        const account = yield* newAccount()
+        const now = at("2026-10-03T12:00:00.000Z")
+        const work = yield* Effect.forEach(Array.from({ length: 24 }), () =>
+          jobs.insert(
+            job(account.id, { kind: "test.delay", status: "processing", startedAt: null, completedAt: null })
+          )
+        )
+        const ids = work.map((j) => j.id)
+        for (let round = 0; round < 5; round++) {
+          // Each worker asks for every id, in its own order, several times at once.
+          const claims = yield* Effect.all(
+            Array.from({ length: 6 }, (_, i) =>
+              jobs.claimMany({
+                ids: i % 2 === 0 ? ids : [...ids].reverse(),
+                owner: `w${i % 2}`,
+                now: DateTime.add(now, { seconds: round * 10 }),
+                leaseMs: 5_000
+              })
+            ),
+            { concurrency: "unbounded" }
+          )
+          const taken = claims.flat().map((j) => j.id)
+          // Every job once per round: the leases of the previous round have expired.
+          expect(new Set(taken).size).toBe(taken.length)
+          expect([...taken].sort()).toEqual([...ids].sort())
+        }
+        for (const id of ids) expect(Option.getOrThrow(yield* jobs.find(id)).attempts).toBe(5)
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("extendLeases keeps alive only the leases the owner still holds", () =>
+      Effect.gen(function* () {
+        const { jobs } = yield* repositories
+        const account = yield* newAccount()
+        const now = at("2026-10-03T12:00:00.000Z")
+        const [mine, lost] = yield* Effect.all([processingJob(account.id), processingJob(account.id)])
+        yield* jobs.claimMany({ ids: [mine.id, lost.id], owner: "a", now, leaseMs: 1000 })
+        const expired = DateTime.add(now, { seconds: 2 })
+        yield* jobs.claim({ id: lost.id, owner: "b", now: expired, leaseMs: 1000 })
+        const kept = yield* jobs.extendLeases({
+          ids: [mine.id, lost.id, jobId()],
+          owner: "a",
+          now: expired,
+          leaseMs: 60_000
+        })
+        expect(kept).toEqual([mine.id])
+        expect(Option.getOrThrow(yield* jobs.find(mine.id)).leaseExpiresAt).toEqual(
+          DateTime.add(expired, { seconds: 60 })
+        )
+        expect(Option.getOrThrow(yield* jobs.find(lost.id)).leaseOwner).toBe("b")
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect(
+      "settleMany moves the held jobs and posts their charges; a lost job writes nothing; an account that cannot pay moves none of its jobs",
+      () =>
+        Effect.gen(function* () {
+          const { jobs, ledger } = yield* repositories
+          const rich = yield* fundedAccount(10)
+          const poor = yield* fundedAccount(3)
+          const now = at("2026-10-03T12:00:00.000Z")
+          const processing = (owner: typeof rich.id) =>
+            jobs.insert(
+              job(owner, { kind: "test.delay", status: "processing", startedAt: null, completedAt: null })
+            )
+          const [a, b, lost, p1, p2] = yield* Effect.all([
+            processing(rich.id),
+            processing(rich.id),
+            processing(rich.id),
+            processing(poor.id),
+            processing(poor.id)
+          ])
+          yield* jobs.claimMany({ ids: [a.id, b.id, lost.id, p1.id, p2.id], owner: "w", now, leaseMs: 1000 })
+          yield* jobs.claim({
+            id: lost.id,
+            owner: "other",
+            now: DateTime.add(now, { seconds: 2 }),
+            leaseMs: 60_000
+          })
+          const completed = (id: typeof a.id, owner: typeof rich.id, price: number) => ({
+            id,
+            status: "completed" as const,
+            error: null,
+            creditsUsed: price,
+            transcriptId: null,
+            videoTitle: "Title",
+            language: null,
+            source: null,
+            completedAt: now,
+            charge:
+              price === 0
+                ? null
+                : {
+                    request: {
+                      accountId: owner,
+                      key: `charge:job:${id}`,
+                      jobId: id,
+                      reason: "work",
+                      at: now
+                    },
+                    amount: price
+                  }
+          })
+          const results = yield* jobs.settleMany("w", [
+            completed(a.id, rich.id, 4),
+            { ...completed(b.id, rich.id, 0), status: "failed" as const, error: "gave up" },
+            completed(lost.id, rich.id, 5),
+            completed(p1.id, poor.id, 2),
+            completed(p2.id, poor.id, 2)
+          ])
+          expect(results).toEqual([
+            { _tag: "Settled", transcriptId: null },
+            { _tag: "Settled", transcriptId: null },
+            { _tag: "NotHeld" },
+            { _tag: "Unpaid", required: 4, balance: 3 },
+            { _tag: "Unpaid", required: 4, balance: 3 }
+          ])
+          expect(Option.getOrThrow(yield* jobs.find(a.id))).toMatchObject({
+            status: "completed",
+            creditsUsed: 4,
+            videoTitle: "Title",
+            leaseOwner: null,
+            leaseExpiresAt: null,
+            completedAt: now
+          })
+          expect(Option.getOrThrow(yield* jobs.find(b.id))).toMatchObject({
+            status: "failed",
+            error: "gave up"
+          })
+          expect(Option.getOrThrow(yield* jobs.find(lost.id))).toMatchObject({
+            status: "processing",
+            leaseOwner: "other"
+          })
+          for (const unpaid of [p1, p2]) {
+            expect(Option.getOrThrow(yield* jobs.find(unpaid.id))).toMatchObject({
+              status: "processing",
+              leaseOwner: "w"
+            })
+          }
+          expect(yield* ledger.balance(rich.id)).toBe(6)
+          expect((yield* ledger.entries(rich.id)).map((e) => [e.key, e.amount, e.jobId])).toEqual([
+            [expect.stringMatching(/^grant:/), 10, null],
+            [`charge:job:${a.id}`, -4, a.id]
+          ])
+          expect(yield* ledger.balance(poor.id)).toBe(3)
+          // Alone, the first fits; a job settled already moves nothing and is charged nothing more.
+          expect(
+            yield* jobs.settleMany("w", [completed(p1.id, poor.id, 2), completed(a.id, rich.id, 4)])
+          ).toEqual([{ _tag: "Settled", transcriptId: null }, { _tag: "NotHeld" }])
+          expect([yield* ledger.balance(poor.id), yield* ledger.balance(rich.id)]).toEqual([1, 6])
+          expect(yield* jobs.settleMany("w", [])).toEqual([])
+        }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("settleMany keeps a job's transcript only if it still exists", () =>
+      Effect.gen(function* () {
+        const { jobs, transcripts } = yield* repositories
+        const account = yield* newAccount()
+        const now = at("2026-10-03T12:00:00.000Z")
+        const kept = yield* transcripts.store(transcript(account.id))
+        const [first, second] = yield* Effect.all([processingJob(account.id), processingJob(account.id)])
+        yield* jobs.claimMany({ ids: [first.id, second.id], owner: "w", now, leaseMs: 1000 })
+        const settlement = (id: typeof first.id, transcriptId: typeof kept.record.id) => ({
+          id,
+          status: "completed" as const,
+          error: null,
+          creditsUsed: 0,
+          transcriptId,
+          videoTitle: null,
+          language: null,
+          source: null,
+          completedAt: now,
+          charge: null
+        })
+        expect(
+          yield* jobs.settleMany("w", [
+            settlement(first.id, kept.record.id),
+            settlement(second.id, transcriptId())
+          ])
+        ).toEqual([
+          { _tag: "Settled", transcriptId: kept.record.id },
+          { _tag: "Settled", transcriptId: null }
+        ])
+        expect(Option.getOrThrow(yield* jobs.find(first.id)).transcriptId).toBe(kept.record.id)
       }).pipe(Effect.provide(RepositoriesLive))
     )
   },

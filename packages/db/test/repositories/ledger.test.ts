@@ -11,7 +11,7 @@ import { Effect, Either, FastCheck as fc } from "effect"
 import { migrations } from "../../src/migrations/index.js"
 import { RepositoriesLive } from "../../src/persistence.js"
 import { describeEachDatabase } from "../harness.js"
-import { accountId, at, fundedAccount, jobId, newAccount, repositories } from "./fixtures.js"
+import { accountId, at, fundedAccount, job, jobId, newAccount, repositories } from "./fixtures.js"
 
 const request = (account: Ids.AccountId, key: string, extra: Partial<EntryRequest> = {}): EntryRequest => ({
   accountId: account,
@@ -212,6 +212,46 @@ describeEachDatabase(
         expect(committed.refused).toMatchObject({ _tag: "InsufficientCredits", required: 50, balance: 5 })
         expect(committed.charged).toEqual({ balance: 3, applied: true })
         expect(yield* books(account.id)).toEqual({ credits: 3, total: 3, entries: 2 })
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("a charge already posted is reported as posted, even once the balance could not cover it", () =>
+      Effect.gen(function* () {
+        const { ledger } = yield* repositories
+        const account = yield* fundedAccount(5)
+        expect(yield* ledger.charge(request(account.id, "job"), 5)).toEqual({ balance: 0, applied: true })
+        expect(yield* ledger.charge(request(account.id, "job"), 5)).toEqual({ balance: 0, applied: false })
+        expect(yield* ledger.charge(request(account.id, "other"), 5).pipe(Effect.flip)).toMatchObject({
+          _tag: "InsufficientCredits",
+          required: 5,
+          balance: 0
+        })
+        expect(yield* books(account.id)).toEqual({ credits: 0, total: 0, entries: 2 })
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("charges inside transactions that also insert rows naming the account never deadlock", () =>
+      Effect.gen(function* () {
+        const { jobs, ledger, transactor } = yield* repositories
+        const account = yield* fundedAccount(40)
+        // Each transaction inserts a job (which locks the account's row against key changes) and then
+        // charges the account: the charge's lock must not wait for the other transactions' job inserts.
+        const outcomes = yield* Effect.all(
+          Array.from({ length: 30 }, (_, i) =>
+            transactor.transaction(
+              Effect.gen(function* () {
+                const inserted = yield* jobs.insert(job(account.id))
+                return yield* ledger.charge(
+                  request(account.id, `charge:job:${inserted.id}`, { jobId: inserted.id }),
+                  i % 3
+                )
+              })
+            )
+          ),
+          { concurrency: "unbounded" }
+        )
+        expect(outcomes.every((posted) => posted.applied)).toBe(true)
+        expect(yield* books(account.id)).toEqual({ credits: 10, total: 10, entries: 31 })
       }).pipe(Effect.provide(RepositoriesLive))
     )
 

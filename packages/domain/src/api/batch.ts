@@ -23,10 +23,58 @@ export class BatchRequest extends Schema.Class<BatchRequest>("BatchRequest")(
     source: optionalField(LegacySource),
     allow_asr: optionalField(Schema.Boolean),
     format: Schema.optionalWith(FormatOptions, { default: () => defaultFormat, nullable: true }),
-    webhook_url: optionalField(HttpUrl),
-    asr_options: Schema.optionalWith(AsrOptions, { default: () => asrDefaults, nullable: true })
+    webhook_url: optionalField(HttpUrl).annotations({
+      description:
+        "Receives the completed batch (the GET /batch/{batch_id} answer), signed (Standard Webhooks). " +
+        "Required with mode auto or speech_to_text_only and with the legacy allow_asr=true or source=asr; " +
+        "when mode is omitted, an ASR account default applies only when webhook_url is set. " +
+        "Must not resolve to a private, loopback, link-local or metadata address."
+    }),
+    asr_options: Schema.optionalWith(AsrOptions, { default: () => asrDefaults, nullable: true }),
+    /** Not in the spec: refuse the batch (402) when its known caption cost is more than this. */
+    max_credits: optionalField(Credits)
   },
   requestAnnotations("BatchRequest", `Transcribe 1 to ${maxBatchSize} videos (limited by plan)`)
+) {}
+
+/** What one video of a batch would cost (POST /batch/estimate; nothing is charged). */
+export const BatchEstimateStatus = Schema.Literal(
+  "owned",
+  "captions",
+  "asr",
+  "requires_asr_confirmation",
+  "no_captions",
+  "failed"
+).annotations({
+  identifier: "BatchEstimateStatus",
+  description:
+    "owned: served again free; captions: 1 credit; asr: speech recognition at the quoted price; requires_asr_confirmation: ASR is only the account default (quoted, not started); no_captions: nothing to serve in this mode; failed: the video cannot be read"
+})
+
+export class BatchEstimateItem extends Schema.Class<BatchEstimateItem>("BatchEstimateItem")(
+  {
+    video_id: Schema.String,
+    status: BatchEstimateStatus,
+    estimated_credits: Credits,
+    duration_minutes: Schema.NullOr(Schema.NonNegative),
+    error: Schema.NullOr(Schema.String)
+  },
+  { description: "What one video of the batch would cost" }
+) {}
+
+export class BatchEstimate extends Schema.Class<BatchEstimate>("BatchEstimate")(
+  {
+    total: Count,
+    /** Credits of every video: captions, and speech recognition at its quote. */
+    estimated_credits: Credits,
+    /** Credits of the videos served from captions (what POST /batch checks up front). */
+    caption_credits: Credits,
+    /** Credits of the videos that need speech recognition. */
+    asr_credits: Credits,
+    needs_asr: Count,
+    items: Schema.Array(BatchEstimateItem)
+  },
+  { description: "What a batch would cost, video by video; nothing is charged" }
 ) {}
 
 /** One video of a batch. `data` is present when the video's status is completed. */

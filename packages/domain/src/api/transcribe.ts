@@ -56,7 +56,13 @@ export class TranscribeRequest extends Schema.Class<TranscribeRequest>("Transcri
     source: optionalField(LegacySource),
     allow_asr: optionalField(Schema.Boolean),
     format: Schema.optionalWith(FormatOptions, { default: () => defaultFormat, nullable: true }),
-    webhook_url: optionalField(HttpUrl),
+    webhook_url: optionalField(HttpUrl).annotations({
+      description:
+        "Where the result of a speech recognition job is POSTed (signed, Standard Webhooks) when it finishes. " +
+        "Required with upload_id and with the legacy source=asr or allow_asr=true; optional with mode " +
+        "(poll job_id instead); ignored, neither checked nor stored, by captions_only and human_captions_only. " +
+        "Must not resolve to a private, loopback, link-local or metadata address."
+    }),
     asr_options: Schema.optionalWith(AsrOptions, { default: () => asrDefaults, nullable: true })
   },
   requestAnnotations("TranscribeRequest", "Transcribe one video (video) or one finalized upload (upload_id)")

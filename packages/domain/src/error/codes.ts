@@ -14,6 +14,11 @@
  * again once it has ended), `video_too_long` 400 (longer than speech recognition takes),
  * `no_audio` 404 (the audio cannot be fetched) and `platform_unavailable` 503 (the platform failed
  * or timed out on every retry).
+ *
+ * Operations: `service_unavailable` 503 (the database is unreachable, timed out or out of
+ * connections; sent with `Retry-After`, since the same request succeeds once it is back), and the
+ * HTTP framing refusals with their standard statuses: `request_timeout` 408 (the head never
+ * completed), `request_too_large` 413 (a body over the limit), `request_header_too_large` 431.
  */
 import { Schema } from "effect"
 
@@ -39,14 +44,19 @@ export const ErrorCode = Schema.Literal(
   "live_stream",
   "video_too_long",
   "no_audio",
-  "platform_unavailable"
+  "platform_unavailable",
+  "storage_unavailable",
+  "service_unavailable",
+  "request_timeout",
+  "request_too_large",
+  "request_header_too_large"
 ).annotations({ identifier: "ErrorCode", description: "What went wrong; the HTTP status gives the category" })
 export type ErrorCode = typeof ErrorCode.Type
 
 export const allErrorCodes: ReadonlyArray<ErrorCode> = ErrorCode.literals
 
 /** The HTTP statuses errors use. */
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 409 | 429 | 500 | 503
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 408 | 409 | 413 | 429 | 431 | 500 | 503
 
 export interface ErrorInfo {
   readonly status: ErrorStatus
@@ -125,6 +135,31 @@ export const errorCatalogue: { readonly [C in ErrorCode]: ErrorInfo } = {
     status: 503,
     meaning: "The video platform failed or did not answer in time; retry later",
     retryable: true
+  },
+  storage_unavailable: {
+    status: 503,
+    meaning: "The storage for uploaded media failed or did not answer; retry later",
+    retryable: true
+  },
+  service_unavailable: {
+    status: 503,
+    meaning: "The service cannot reach its database right now; retry after the Retry-After header's seconds",
+    retryable: true
+  },
+  request_timeout: {
+    status: 408,
+    meaning: "The request's head did not arrive in time",
+    retryable: false
+  },
+  request_too_large: {
+    status: 413,
+    meaning: "The request body is larger than the server accepts",
+    retryable: false
+  },
+  request_header_too_large: {
+    status: 431,
+    meaning: "The request's head (URL and headers) is larger than the server accepts",
+    retryable: false
   }
 }
 

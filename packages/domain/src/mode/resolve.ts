@@ -54,7 +54,12 @@ export class ResolvedMode extends Schema.Class<ResolvedMode>("ResolvedMode")({
   /** The webhook to deliver to; absent when none was sent or the mode ignores it. */
   webhookUrl: Schema.optional(Schema.String),
   /** Set when a batch without webhook_url fell back from an ASR account default to captions_only. */
-  downgradedFrom: Schema.optional(Mode)
+  downgradedFrom: Schema.optional(Mode),
+  /**
+   * Only human-made caption tracks count as captions: `human_captions_only`, and the legacy pair
+   * source=manual + allow_asr=true (mode `auto` over human tracks, else speech recognition).
+   */
+  humanCaptionsOnly: Schema.optionalWith(Schema.Boolean, { default: () => false })
 }) {
   /** Whether ASR may run at all (possibly after confirmation). */
   get asrPermitted(): boolean {
@@ -96,9 +101,10 @@ const requiredWebhook = (url: string | undefined, why: string): Either.Either<st
 
 /**
  * The mode the legacy fields mean: source=auto (the default) is captions only, and with
- * allow_asr=true captions with ASR fallback (`auto`); source=manual is human captions only;
- * source=asr is speech to text (allow_asr only governs a fallback, so it changes nothing there).
- * source=manual with allow_asr=true has no mode that means it and is refused.
+ * allow_asr=true captions with ASR fallback (`auto`); source=manual is human captions only, and
+ * with allow_asr=true human captions with ASR fallback (reported as `auto`, its tracks limited to
+ * human ones by `humanCaptionsOnly`); source=asr is speech to text (allow_asr only governs a
+ * fallback, so it changes nothing there).
  */
 export const legacyMode = (
   source: LegacySource | undefined,
@@ -108,12 +114,7 @@ export const legacyMode = (
     case "asr":
       return Either.right("speech_to_text_only")
     case "manual":
-      return allowAsr === true
-        ? fail(
-            "allow_asr",
-            "allow_asr=true cannot be combined with source=manual: no mode serves human captions with an ASR fallback; send mode=auto or mode=human_captions_only instead"
-          )
-        : Either.right("human_captions_only")
+      return Either.right(allowAsr === true ? "auto" : "human_captions_only")
     case "auto":
       return Either.right(allowAsr === true ? "auto" : "captions_only")
   }
@@ -139,7 +140,12 @@ const resolved = (fields: {
   readonly input: InputKind
   readonly webhookUrl: string | undefined
   readonly downgradedFrom?: Mode
-}): ResolvedMode => new ResolvedMode(fields, true)
+  readonly humanCaptionsOnly?: boolean
+}): ResolvedMode =>
+  new ResolvedMode(
+    { ...fields, humanCaptionsOnly: fields.humanCaptionsOnly ?? fields.mode === "human_captions_only" },
+    true
+  )
 
 /** POST /transcribe rule 2: an upload always goes to ASR and always needs a webhook. */
 const resolveUpload = (
@@ -194,7 +200,14 @@ const resolveLegacy = (
     }
     const why = request.source === "asr" ? "with source=asr" : "with allow_asr=true"
     return Either.map(requiredWebhook(webhook, why), (url) =>
-      resolved({ mode, asr: "consented", origin: "legacy", input: "video", webhookUrl: url })
+      resolved({
+        mode,
+        asr: "consented",
+        origin: "legacy",
+        input: "video",
+        webhookUrl: url,
+        humanCaptionsOnly: request.source === "manual"
+      })
     )
   })
 

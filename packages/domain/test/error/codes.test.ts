@@ -35,6 +35,13 @@ describe("error catalogue", () => {
     expect(statusOf("conflict")).toBe(409)
     expect(statusOf("platform_blocked")).toBe(503)
     expect(statusOf("asr_unavailable")).toBe(503)
+    expect(statusOf("storage_unavailable")).toBe(503)
+    expect(isRetryable("storage_unavailable")).toBe(true)
+    expect(statusOf("service_unavailable")).toBe(503)
+    expect(isRetryable("service_unavailable")).toBe(true)
+    expect(statusOf("request_timeout")).toBe(408)
+    expect(statusOf("request_too_large")).toBe(413)
+    expect(statusOf("request_header_too_large")).toBe(431)
   })
 
   it("gives the video platform's refusals their statuses (docs/decisions.md, YouTube adapter)", () => {
@@ -65,7 +72,7 @@ describe("error catalogue", () => {
   it("has one entry per code, and the codes are unique", () => {
     expect(new Set(allErrorCodes).size).toBe(allErrorCodes.length)
     expect(Object.keys(errorCatalogue).sort()).toStrictEqual([...allErrorCodes].sort())
-    expect(allErrorCodes).toHaveLength(22)
+    expect(allErrorCodes).toHaveLength(27)
   })
 
   it("answers every code with a 4xx or 5xx status and a meaning", () => {

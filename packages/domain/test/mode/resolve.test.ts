@@ -311,10 +311,19 @@ describe("POST /transcribe rules", () => {
     expect(ok({ ...video, source: "asr", allow_asr: false }, transcribe()).mode).toBe("speech_to_text_only")
   })
 
-  it("legacy source=manual with allow_asr=true is refused (no mode means it)", () => {
-    expect(
-      err({ video: "dQw4w9WgXcQ", source: "manual", allow_asr: true, webhook_url: hook }, transcribe()).field
-    ).toBe("allow_asr")
+  it("legacy source=manual with allow_asr=true: human captions, else speech recognition (consent, webhook required)", () => {
+    const pair = { video: "dQw4w9WgXcQ", source: "manual", allow_asr: true } as const
+    expect(ok({ ...pair, webhook_url: hook }, transcribe())).toMatchObject({
+      mode: "auto",
+      asr: "consented",
+      origin: "legacy",
+      humanCaptionsOnly: true,
+      webhookUrl: hook
+    })
+    expect(err(pair, transcribe()).field).toBe("webhook_url")
+    expect(ok({ mode: "auto", video: pair.video }, transcribe()).humanCaptionsOnly).toBe(false)
+    expect(ok({ mode: "human_captions_only", video: pair.video }, transcribe()).humanCaptionsOnly).toBe(true)
+    expect(ok({ source: "manual", allow_asr: true, webhook_url: hook }, batch()).humanCaptionsOnly).toBe(true)
   })
 })
 

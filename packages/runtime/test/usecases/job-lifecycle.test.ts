@@ -20,14 +20,16 @@ import {
   JobQueries,
   type JobRecord,
   Jobs,
+  Ledger,
   type Outcome,
+  type Settled,
   Transcripts,
   WebhookDeliveries,
   WorkQueue,
   webhookLane
 } from "@verbatim/core"
 import { Api, type Ids, Status } from "@verbatim/domain"
-import { Cause, DateTime, Effect, Exit, Option, Schema } from "effect"
+import { Cause, DateTime, Effect, Either, Exit, Option, Schema } from "effect"
 import {
   books,
   createAccount,
@@ -357,6 +359,135 @@ layer(useCasesLayer(), suiteOptions)("JobLifecycle on the production wiring", (i
           yield* DateTime.now
         )
         expect(Option.getOrThrow(failed).job.status).toBe("failed")
+      })
+    )
+  })
+
+  describe("settleMany", () => {
+    /** A job settled by a batch: its result, or the failure of the batch. */
+    const outcomes = (results: ReadonlyArray<Settled>) =>
+      results.map((result) =>
+        Either.match(result, {
+          onLeft: (error) => `refused ${error.required}/${error.balance}`,
+          onRight: Option.match({
+            onNone: () => "not settled",
+            onSome: (f) => `${f.job.status} ${f.credits}`
+          })
+        })
+      )
+
+    it.effect(
+      "settles a batch in one step; a job whose lease was lost writes nothing, with or without a transcript",
+      () =>
+        Effect.gen(function* () {
+          const lifecycle = yield* JobLifecycle
+          const jobs = yield* Jobs
+          const account = yield* createAccount({ credits: 10 })
+          for (const withTranscripts of [false, true]) {
+            const [kept, lost, failed] = yield* Effect.all([
+              claimed(account, "worker-1"),
+              claimed(account, "worker-1"),
+              claimed(account, "worker-1")
+            ])
+            // worker-1 stopped answering: its lease on `lost` expired and worker-2 took the job.
+            yield* jobs.release(lost.id, "worker-1", yield* DateTime.now)
+            yield* jobs.claim({ id: lost.id, owner: "worker-2", now: yield* DateTime.now, leaseMs: 60_000 })
+            const before = yield* books(account)
+            const transcript = (videoId: string) =>
+              withTranscripts ? transcriptRecord(account, { videoId }) : null
+            const at = yield* DateTime.now
+            const results = yield* lifecycle.settleMany("worker-1", [
+              {
+                job: kept,
+                outcome: {
+                  _tag: "Completed",
+                  transcript: transcript(videos.autoOnly),
+                  price: 2,
+                  reason: "work"
+                },
+                at
+              },
+              {
+                job: lost,
+                outcome: {
+                  _tag: "Completed",
+                  transcript: transcript(videos.germanOnly),
+                  price: 3,
+                  reason: "work"
+                },
+                at
+              },
+              { job: failed, outcome: { _tag: "Failed", error: "gave up" }, at }
+            ])
+            expect(outcomes(results)).toEqual(["completed 2", "not settled", "failed 0"])
+            expect(yield* findJob(lost.id)).toMatchObject({
+              status: "processing",
+              leaseOwner: "worker-2",
+              creditsUsed: 0
+            })
+            expect(yield* ownedOf(account, videos.germanOnly)).toEqual([])
+            expect((yield* ownedOf(account, videos.autoOnly)).length).toBe(withTranscripts ? 1 : 0)
+            const after = yield* expectBalancedBooks(account)
+            expect(before.balance - after.balance).toBe(2)
+            expect(after.charges.map((c) => c.key)).toContain(`charge:job:${kept.id}`)
+            expect(after.charges.map((c) => c.key)).not.toContain(`charge:job:${lost.id}`)
+            if (withTranscripts) {
+              const settled = Option.getOrThrow(Either.getOrThrow(results[0] ?? Either.right(Option.none())))
+              expect(settled.job.transcriptId).toBe(settled.transcript?.id)
+              expect((yield* findJob(kept.id))?.transcriptId).toBe(settled.transcript?.id)
+            }
+            // worker-2 still settles it, once.
+            const late = yield* lifecycle.settle(lost, "worker-2", { _tag: "Failed", error: "late" }, at)
+            expect(Option.getOrThrow(late).job.status).toBe("failed")
+          }
+        })
+    )
+
+    it.effect("an account that cannot pay has only the jobs it cannot pay refused; the others settle", () =>
+      Effect.gen(function* () {
+        const lifecycle = yield* JobLifecycle
+        const rich = yield* createAccount({ credits: 10 })
+        const poor = yield* createAccount({ credits: 3 })
+        for (const webhookUrl of [null, hook]) {
+          const [r1, p1, p2, r2] = yield* Effect.all([
+            claimed(rich, "worker-1", { webhookUrl }),
+            claimed(poor, "worker-1", { webhookUrl }),
+            claimed(poor, "worker-1", { webhookUrl }),
+            claimed(rich, "worker-1", { webhookUrl })
+          ])
+          const at = yield* DateTime.now
+          const completed = (price: number): Outcome => ({
+            _tag: "Completed",
+            transcript: null,
+            price,
+            reason: "work"
+          })
+          const results = yield* lifecycle.settleMany("worker-1", [
+            { job: r1, outcome: completed(1), at },
+            { job: p1, outcome: completed(2), at },
+            { job: p2, outcome: completed(2), at },
+            { job: r2, outcome: completed(1), at }
+          ])
+          // Together the poor account's jobs cost 4 of its 3 credits: settled alone, the first is paid
+          // and the second refused (2 needed, 1 left), still processing under its lease.
+          expect(outcomes(results)).toEqual(["completed 1", "completed 2", "refused 2/1", "completed 1"])
+          expect((yield* books(poor)).balance).toBe(1)
+          expect(yield* findJob(p2.id)).toMatchObject({ status: "processing", leaseOwner: "worker-1" })
+          yield* expectBalancedBooks(rich)
+          yield* expectBalancedBooks(poor)
+          const deliveries = yield* WebhookDeliveries
+          for (const [job, count] of [
+            [r1, 1],
+            [p1, 1],
+            [p2, 0],
+            [r2, 1]
+          ] as const) {
+            expect((yield* deliveries.ofJob(job.id)).length).toBe(webhookUrl === null ? 0 : count)
+          }
+          yield* Effect.flatMap(Ledger, (ledger) =>
+            ledger.grant({ accountId: poor.id, key: `top-up:${p2.id}`, reason: "test", at }, 2)
+          )
+        }
       })
     )
   })

@@ -346,28 +346,30 @@ layer(useCasesLayer(), suiteOptions)("Transcribe (captions path) on the producti
       })
     )
 
-    it.effect("explicit ASR answers 503 asr_unavailable (captions or not); nothing charged", () =>
-      Effect.gen(function* () {
-        const account = yield* createAccount({ credits: 50 })
-        for (const body of [
-          { video: videos.noCaptions, mode: "auto" },
-          { video: videos.noCaptions, mode: "speech_to_text_only" },
-          { video: videos.manualAndAuto, mode: "speech_to_text_only" }
-        ]) {
-          const error = yield* expectApiError(transcribe(account, body), "asr_unavailable")
-          expect(error.status).toBe(503)
-          const job = yield* jobNamedBy(account, error)
-          expect(job).toMatchObject({
-            status: "failed",
-            mode: body.mode,
-            creditsUsed: 0,
-            error: error.message
-          })
-        }
-        const { balance, charges } = yield* expectBalancedBooks(account)
-        expect([balance, charges.length]).toEqual([50, 0])
-        expect(yield* ownedOf(account, videos.manualAndAuto)).toEqual([])
-      })
+    it.effect(
+      "without a speech engine, explicit ASR answers 503 asr_unavailable (captions or not); nothing charged",
+      () =>
+        Effect.gen(function* () {
+          const account = yield* createAccount({ credits: 50 })
+          for (const body of [
+            { video: videos.noCaptions, mode: "auto" },
+            { video: videos.noCaptions, mode: "speech_to_text_only" },
+            { video: videos.manualAndAuto, mode: "speech_to_text_only" }
+          ]) {
+            const error = yield* expectApiError(transcribe(account, body), "asr_unavailable")
+            expect(error.status).toBe(503)
+            const job = yield* jobNamedBy(account, error)
+            expect(job).toMatchObject({
+              status: "failed",
+              mode: body.mode,
+              creditsUsed: 0,
+              error: error.message
+            })
+          }
+          const { balance, charges } = yield* expectBalancedBooks(account)
+          expect([balance, charges.length]).toEqual([50, 0])
+          expect(yield* ownedOf(account, videos.manualAndAuto)).toEqual([])
+        })
     )
 
     it.effect("a request refused by validation (400) records nothing and names no job", () =>

@@ -1,0 +1,103 @@
+/**
+ * `pnpm --silent mcp`: the Verbatim MCP server on stdio, for assistants that start it as a command
+ * (Claude Desktop, VS Code, Cursor). stdout carries the protocol only; logs go to stderr.
+ *
+ * | variable | meaning |
+ * |---|---|
+ * | VERBATIM_API_KEY | required: the API key of the account the assistant acts for |
+ * | VERBATIM_BASE_URL | the running server's origin (`http://127.0.0.1:3000`): the tools call its REST API |
+ * | DATABASE_URL and the other settings of the server | without VERBATIM_BASE_URL: the use cases run in this process on that PostgreSQL (and REDIS_URL's queue), as the server's do |
+ *
+ * The embedded data folder (no DATABASE_URL) admits one process, the server: without
+ * VERBATIM_BASE_URL or DATABASE_URL the command refuses to start and says so. In process, jobs
+ * this command starts (speech recognition) are run by the fleet's workers (the server's embedded
+ * worker, or `pnpm worker`), which take them from the shared queue or the database.
+ */
+import { FetchHttpClient } from "@effect/platform"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import { AccountOperations, inProcessByKey, makeServer, overHttp } from "@verbatim/mcp-tools"
+import { describeCause, InfrastructureConfig, infrastructureFor, servicesOn } from "@verbatim/runtime"
+import { Config, Console, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { refusal } from "./refusal.js"
+
+/** The settings of the stdio command itself. */
+export const McpConfig = Config.all({
+  apiKey: Config.option(Config.redacted("VERBATIM_API_KEY")),
+  baseUrl: Config.option(
+    Config.url("VERBATIM_BASE_URL").pipe(
+      Config.validate({
+        message: "VERBATIM_BASE_URL must be an http or https URL, e.g. http://127.0.0.1:3000",
+        validation: (url) => url.protocol === "http:" || url.protocol === "https:"
+      })
+    )
+  )
+})
+
+/** The operations of the settings: the REST API of VERBATIM_BASE_URL, or the use cases in process. */
+const operationsFor = (apiKey: Redacted.Redacted, baseUrl: Option.Option<URL>) =>
+  Option.match(baseUrl, {
+    onSome: (url) =>
+      Layer.effect(AccountOperations, overHttp({ baseUrl: url.origin, apiKey })).pipe(
+        Layer.provide(FetchHttpClient.layer),
+        Layer.tap(() => Effect.logInfo(`Verbatim MCP on stdio: tools call the REST API at ${url.origin}`))
+      ),
+    onNone: () =>
+      Layer.unwrapEffect(
+        Effect.gen(function* () {
+          const settings = yield* InfrastructureConfig
+          const refused = refusal(settings)
+          if (Option.isSome(refused)) return yield* Effect.fail(refused.value)
+          return Layer.effect(AccountOperations, inProcessByKey(apiKey)).pipe(
+            Layer.provide(servicesOn(infrastructureFor(settings))),
+            Layer.tap(() => Effect.logInfo("Verbatim MCP on stdio: tools run the use cases in this process"))
+          )
+        })
+      )
+  })
+
+/** Serves MCP on stdin/stdout until the client closes stdin (or the process is stopped). */
+const serveStdio = Effect.gen(function* () {
+  const server = yield* makeServer
+  const transport = new StdioServerTransport()
+  yield* Effect.acquireRelease(
+    Effect.promise(() => server.connect(transport)),
+    () => Effect.promise(() => server.close())
+  )
+  yield* Effect.async<void>((resume) => {
+    const done = () => resume(Effect.void)
+    server.onclose = done
+    process.stdin.once("end", done)
+    process.stdin.once("close", done)
+    return Effect.sync(() => {
+      process.stdin.off("end", done)
+      process.stdin.off("close", done)
+    })
+  })
+  yield* Effect.logInfo("the client closed the connection")
+})
+
+export const missingKey =
+  "VERBATIM_API_KEY is not set: set it to the API key of the account the assistant acts for (`pnpm admin keys issue --account <id>`, or the key `pnpm start` printed)"
+
+const program = Effect.gen(function* () {
+  const settings = yield* McpConfig
+  const apiKey = yield* Option.match(
+    Option.filter(settings.apiKey, (key) => Redacted.value(key).trim() !== ""),
+    { onNone: () => Effect.fail(missingKey), onSome: Effect.succeed }
+  )
+  yield* serveStdio.pipe(Effect.scoped, Effect.provide(operationsFor(apiKey, settings.baseUrl)))
+}).pipe(
+  Effect.tapErrorCause((cause) =>
+    Option.match(describeCause(cause), {
+      onNone: () => Effect.void,
+      onSome: (text) => Console.error(`Verbatim MCP cannot run: ${text}`)
+    })
+  ),
+  Effect.provide(NodeContext.layer),
+  // stdout is the protocol's: every log line goes to stderr.
+  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
+  Logger.withMinimumLogLevel(LogLevel.Info)
+)
+
+NodeRuntime.runMain(program, { disableErrorReporting: true })

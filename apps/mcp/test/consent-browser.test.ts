@@ -1,0 +1,161 @@
+/**
+ * The consent page in a real browser (Debian's headless Chromium through playwright-core): a
+ * hosted assistant's authorization URL opens the page, the person types an API key, sees the
+ * account the assistant will act for, allows it, and the browser lands on the client's redirect
+ * URI with a code that the SDK exchanges for tokens that work on the MCP endpoint.
+ *
+ * Skipped, saying so, when /usr/bin/chromium is missing (`apt-get install -y chromium`); under
+ * CI=true a missing browser fails instead.
+ */
+import { existsSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { describe, expect, layer } from "@effect/vitest"
+import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens
+} from "@modelcontextprotocol/sdk/shared/auth.js"
+import { mcpPath } from "@verbatim/api"
+import { Effect } from "effect"
+import { chromium } from "playwright-core"
+import { TestServer, TestServerLive } from "../../server/test/server.js"
+
+const executablePath = "/usr/bin/chromium"
+const hasChromium = existsSync(executablePath)
+const inCi = process.env.CI === "true"
+if (!hasChromium && !inCi) {
+  process.stderr.write(
+    `consent page browser test skipped: ${executablePath} is missing (apt-get install -y chromium to run it)\n`
+  )
+}
+
+/** The assistant's own page, where the browser lands with the code: a local server. */
+const callbackPage = Effect.acquireRelease(
+  Effect.async<{ readonly url: string; readonly close: () => void }>((resume) => {
+    const server = createServer((_, response) => {
+      response.writeHead(200, { "content-type": "text/html" })
+      response.end("<p>signed in</p>")
+    })
+    server.listen(0, "127.0.0.1", () =>
+      resume(
+        Effect.succeed({
+          url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`,
+          close: () => server.close()
+        })
+      )
+    )
+  }),
+  (callback) => Effect.sync(() => callback.close())
+)
+
+class MemoryProvider implements OAuthClientProvider {
+  client: OAuthClientInformationMixed | undefined
+  saved: OAuthTokens | undefined
+  verifier = ""
+  authorizationUrl: URL | undefined
+  readonly clientMetadata: OAuthClientMetadata
+  constructor(readonly redirectUrl: string) {
+    this.clientMetadata = {
+      client_name: "Browser Assistant",
+      redirect_uris: [redirectUrl],
+      token_endpoint_auth_method: "none"
+    }
+  }
+  clientInformation() {
+    return this.client
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.client = info
+  }
+  tokens() {
+    return this.saved
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier
+  }
+  codeVerifier() {
+    return this.verifier
+  }
+}
+
+const browser = Effect.acquireRelease(
+  Effect.promise(() =>
+    chromium.launch({
+      executablePath,
+      headless: true,
+      args: [
+        "--no-sandbox",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run"
+      ]
+    })
+  ),
+  (b) => Effect.promise(() => b.close())
+)
+
+layer(TestServerLive, { timeout: "90 seconds" })("consent page in a browser", (it) => {
+  describe("headless Chromium", () => {
+    it.scoped.skipIf(!hasChromium && !inCi)(
+      "signs in with an API key, shows the account, allows, and the code works",
+      () =>
+        Effect.gen(function* () {
+          expect(hasChromium, `${executablePath} is missing under CI=true`).toBe(true)
+          const server = yield* TestServer
+          const { account, key } = yield* server.newAccount({ plan: "pro", credits: 31 })
+          const serverUrl = new URL(`${server.baseUrl}${mcpPath}`)
+          const callback = yield* callbackPage
+          const redirectUrl = callback.url
+          const provider = new MemoryProvider(redirectUrl)
+          expect(yield* Effect.promise(() => auth(provider, { serverUrl }))).toBe("REDIRECT")
+
+          const page = yield* Effect.flatMap(browser, (b) => Effect.promise(() => b.newPage()))
+          const landed = yield* Effect.promise(async () => {
+            await page.goto(String(provider.authorizationUrl))
+            const client = await page.textContent("#client-name")
+            await page.fill("#api_key", "vbt_not_a_real_key_0000000000000000")
+            await page.click("#sign-in")
+            const refused = await page.textContent("#error")
+            await page.fill("#api_key", key)
+            await page.click("#sign-in")
+            const shown = {
+              name: await page.textContent("#account-name"),
+              id: await page.textContent("#account-id"),
+              plan: await page.textContent("#account-plan"),
+              credits: await page.textContent("#account-credits")
+            }
+            await Promise.all([page.waitForURL(`${redirectUrl}**`), page.click("#allow")])
+            return { client, refused, shown, url: new URL(page.url()) }
+          })
+          expect(landed.client).toBe("Browser Assistant")
+          expect(landed.refused).toContain("unknown or revoked")
+          expect(landed.shown).toEqual({ name: account.name, id: account.id, plan: "pro", credits: "31" })
+          const code = landed.url.searchParams.get("code") ?? ""
+          expect(code).toMatch(/^vbo_ac_/)
+
+          expect(yield* Effect.promise(() => auth(provider, { serverUrl, authorizationCode: code }))).toBe(
+            "AUTHORIZED"
+          )
+          const listed = yield* server.post(mcpPath, {
+            json: { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
+            headers: {
+              accept: "application/json, text/event-stream",
+              authorization: `Bearer ${provider.saved?.access_token}`
+            }
+          })
+          expect(listed.status).toBe(200)
+        }),
+      240_000
+    )
+  })
+})

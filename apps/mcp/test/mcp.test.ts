@@ -1,0 +1,432 @@
+/**
+ * The MCP server driven by the SDK's own client on every transport, against a real Verbatim server
+ * (`testServerOn`, the demo catalogue plus one long video): Streamable HTTP at /api/v2/gpt/mcp,
+ * stdio (`pnpm --silent mcp` calling the server's REST API), and the in-process operations (what
+ * stdio runs on PostgreSQL). Every structured result is checked against its tool's output schema.
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { mcpPath } from "@verbatim/api"
+import { demoPlatform, eventually } from "@verbatim/runtime"
+import { Effect, Option } from "effect"
+import { TestServer, type TestServerService, testServerOn } from "../../server/test/server.js"
+import { newAccount, oldAccount, videos } from "../../server/test/support.js"
+import {
+  type Connected,
+  call,
+  callFailing,
+  catalogueWithLongVideo,
+  httpClient,
+  inProcessClient,
+  longVideo,
+  stdioClient
+} from "./support.js"
+
+const toolNames = [
+  "transcribe_video",
+  "get_job",
+  "get_transcript",
+  "search_transcripts",
+  "list_transcripts",
+  "transcript_languages",
+  "estimate_cost",
+  "get_credits",
+  "run_batch",
+  "get_batch"
+]
+
+interface Piece {
+  readonly segment: number
+  readonly start: number
+  readonly end: number
+  readonly text: string
+}
+
+/** Reads a transcript chunk by chunk, following the cursors; the chunks' pieces in order. */
+const readAllChunks = (mcp: Connected, videoId: string, maxChars: number) =>
+  Effect.gen(function* () {
+    const pieces: Array<Piece> = []
+    let cursor: string | null = null
+    let chunks = 0
+    do {
+      const { structured } = yield* call(mcp, "get_transcript", {
+        video_id: videoId,
+        max_chars: maxChars,
+        ...(cursor === null ? {} : { cursor })
+      })
+      const chunk = structured.segments as ReadonlyArray<Piece>
+      expect(chunk.reduce((sum, p) => sum + p.text.length + 40, 0)).toBeLessThanOrEqual(maxChars)
+      pieces.push(...chunk)
+      cursor = structured.next_cursor as string | null
+      expect(structured.has_more).toBe(cursor !== null)
+      chunks += 1
+    } while (cursor !== null)
+    return { pieces, chunks }
+  })
+
+/** The segments the pieces make, joined by index. */
+const joinPieces = (pieces: ReadonlyArray<Piece>) => {
+  const joined: Array<{ text: string; start: number; end: number }> = []
+  for (const piece of pieces) {
+    const last = joined[piece.segment]
+    if (last === undefined) joined[piece.segment] = { text: piece.text, start: piece.start, end: piece.end }
+    else last.text += piece.text
+  }
+  return joined
+}
+
+/** The tour every transport takes: each tool once, an error, the resources. */
+const tour = (server: TestServerService, mcp: Connected, key: string) =>
+  Effect.gen(function* () {
+    expect(mcp.tools.map((t) => t.name)).toEqual(toolNames)
+
+    const credits = yield* call(mcp, "get_credits")
+    expect(credits.structured).toMatchObject({ credits: 100, plan: "business" })
+
+    const first = yield* call(mcp, "transcribe_video", { video: videos.manualAndAuto })
+    expect(first.structured).toMatchObject({
+      status: "completed",
+      video_id: videos.manualAndAuto,
+      language: "en",
+      source: "manual",
+      credits_used: 1,
+      segment_count: 16
+    })
+    expect(first.structured.preview).toMatch(/^Good afternoon, everyone/)
+    const again = yield* call(mcp, "transcribe_video", { video: `https://youtu.be/${videos.manualAndAuto}` })
+    expect(again.structured).toMatchObject({ status: "completed", credits_used: 0 })
+
+    const job = yield* call(mcp, "get_job", { job_id: first.structured.job_id })
+    expect(job.structured).toMatchObject({
+      status: "completed",
+      video_id: videos.manualAndAuto,
+      credits_used: 1,
+      language: "en"
+    })
+
+    const transcript = yield* call(mcp, "get_transcript", { video_id: videos.manualAndAuto })
+    expect(transcript.structured).toMatchObject({
+      video_id: videos.manualAndAuto,
+      language: "en",
+      source_kind: "manual",
+      segment_count: 16,
+      has_more: false,
+      next_cursor: null
+    })
+    const rest = yield* server.get(`/api/v2/transcripts/${videos.manualAndAuto}`, { key })
+    const stored = rest.json as { segments: ReadonlyArray<{ text: string; start: number; end: number }> }
+    expect(joinPieces(transcript.structured.segments as ReadonlyArray<Piece>)).toEqual(
+      stored.segments.map(({ text, start, end }) => ({ text, start, end }))
+    )
+    const text = transcript.result.content[0]
+    expect(text?.type === "text" ? text.text : "").toContain("[00:00:")
+
+    const search = yield* call(mcp, "search_transcripts", { query: "lunch" })
+    expect(search.structured.count).toBe(1)
+    const [hit] = search.structured.results as ReadonlyArray<{
+      video_id: string
+      snippets: ReadonlyArray<{ text: string; start: number; timestamp: string }>
+    }>
+    expect(hit?.video_id).toBe(videos.manualAndAuto)
+    expect(hit?.snippets[0]?.text).toContain("lunch")
+    expect(hit?.snippets[0]?.timestamp).toMatch(/^\d\d:\d\d:\d\d$/)
+
+    const list = yield* call(mcp, "list_transcripts")
+    expect(list.structured.count).toBe(1)
+    expect(
+      (list.structured.transcripts as ReadonlyArray<{ snippets: ReadonlyArray<unknown> }>)[0]?.snippets
+    ).toHaveLength(1)
+
+    const languages = yield* call(mcp, "transcript_languages", { video_id: videos.manualAndAuto })
+    expect(languages.structured).toMatchObject({ video_id: videos.manualAndAuto, languages: ["en"] })
+
+    const estimate = yield* call(mcp, "estimate_cost", { video: videos.noCaptions })
+    expect(estimate.structured).toMatchObject({
+      video_id: videos.noCaptions,
+      source: "asr",
+      estimated_credits: 8
+    })
+
+    const unknown = yield* callFailing(mcp, "transcribe_video", { video: videos.unknown })
+    expect(unknown.error).toBe("video_unavailable")
+    expect(unknown.message).toBeTruthy()
+    expect(
+      (yield* callFailing(mcp, "get_job", { job_id: "00000000-0000-4000-8000-000000000000" })).error
+    ).toBe("not_found")
+    expect((yield* callFailing(mcp, "get_transcript", { video_id: "nope!" })).error).toBe("invalid_request")
+
+    // Resources: the stored transcript, listed and read.
+    const resources = yield* Effect.promise(() => mcp.client.listResources())
+    expect(resources.resources.map((r) => r.uri)).toEqual([`transcript://${videos.manualAndAuto}/en`])
+    const templates = yield* Effect.promise(() => mcp.client.listResourceTemplates())
+    expect(templates.resourceTemplates[0]?.uriTemplate).toBe("transcript://{video_id}/{language}")
+    const read = yield* Effect.promise(() =>
+      mcp.client.readResource({ uri: `transcript://${videos.manualAndAuto}/en` })
+    )
+    const content = read.contents[0]
+    expect(content?.mimeType).toBe("text/plain")
+    expect(content !== undefined && "text" in content ? content.text : "").toContain(
+      "[00:00:01] Good afternoon, everyone."
+    )
+    const missing = yield* Effect.promise(() =>
+      mcp.client.readResource({ uri: `transcript://${videos.manualAndAuto}/de` }).then(
+        () => Option.none(),
+        (error: { code?: number; data?: { error?: string } }) => Option.some(error)
+      )
+    )
+    expect(Option.getOrUndefined(missing)).toMatchObject({ code: -32002, data: { error: "forbidden" } })
+
+    // The long transcript comes back in chunks that join to the whole.
+    yield* call(mcp, "transcribe_video", { video: longVideo })
+    const { pieces, chunks } = yield* readAllChunks(mcp, longVideo, 4_000)
+    expect(chunks).toBeGreaterThan(20)
+    const whole = (yield* server.get(`/api/v2/transcripts/${longVideo}`, { key })).json as {
+      text: string
+      segments: ReadonlyArray<{ text: string; start: number; end: number }>
+    }
+    const joined = joinPieces(pieces)
+    expect(joined).toEqual(whole.segments.map(({ text, start, end }) => ({ text, start, end })))
+    expect(joined.map((s) => s.text).join(" ")).toBe(whole.text)
+    // The 5,000-character segment was cut across chunks, keeping its times.
+    expect(pieces.filter((p) => p.segment === 500).length).toBeGreaterThan(1)
+
+    // Two captions transcriptions charged: 1 credit each, as the REST API charges.
+    expect((yield* call(mcp, "get_credits")).structured.credits).toBe(98)
+    expect(((yield* server.get("/api/v2/credits", { key })).json as { credits: number }).credits).toBe(98)
+
+    yield* batchTour(mcp)
+    // The batch's two new captions transcriptions: 1 credit each.
+    expect((yield* call(mcp, "get_credits")).structured.credits).toBe(96)
+  })
+
+interface BatchItem {
+  readonly index: number
+  readonly video_id: string
+  readonly status: string
+  readonly error: string | null
+  readonly language?: string
+}
+
+/** A batch: the ASR question, then a captions batch polled to its end and read a page at a time. */
+const batchTour = (mcp: Connected) =>
+  Effect.gen(function* () {
+    // An ASR mode, or a webhook with the account's default, is a question first: nothing starts.
+    const asked = yield* call(mcp, "run_batch", { video_ids: [videos.noCaptions], mode: "auto" })
+    expect(asked.structured).toMatchObject({
+      status: "requires_asr_confirmation",
+      video_count: 1,
+      credits_used: 0,
+      asr_credits_per_hour: 40,
+      confirm_arguments: { video_ids: [videos.noCaptions], mode: "auto", confirm_asr: true }
+    })
+    const hooked = yield* call(mcp, "run_batch", {
+      video_ids: [videos.noCaptions],
+      webhook_url: "https://example.com/hook"
+    })
+    expect(hooked.structured).toMatchObject({ status: "requires_asr_confirmation", mode: null })
+
+    const ids = [videos.manualOnly, videos.manualAndAuto, videos.autoOnly, "not a video!"]
+    const started = yield* call(mcp, "run_batch", { video_ids: ids, mode: "captions_only" })
+    expect(started.structured).toMatchObject({ status: "processing", summary: { total: 4 } })
+    const batch_id = started.structured.batch_id as string
+    expect(started.result.content[0]).toMatchObject({ type: "text" })
+
+    const done = yield* eventually(
+      "the batch to finish",
+      Effect.map(call(mcp, "get_batch", { batch_id, limit: 2 }), ({ structured }) =>
+        structured.status === "processing" ? Option.none() : Option.some(structured)
+      )
+    )
+    expect(done).toMatchObject({
+      status: "partial",
+      summary: { total: 4, succeeded: 3, failed: 1, processing: 0 },
+      matching_items: 4,
+      has_more: true,
+      next_offset: 2
+    })
+    const first = done.items as ReadonlyArray<BatchItem>
+    expect(first.map((item) => [item.index, item.video_id, item.status])).toEqual([
+      [0, videos.manualOnly, "completed"],
+      [1, videos.manualAndAuto, "completed"]
+    ])
+    expect(first[0]?.language).toBe("en")
+    const rest = yield* call(mcp, "get_batch", { batch_id, limit: 2, offset: 2 })
+    expect(rest.structured).toMatchObject({ has_more: false, next_offset: null })
+    expect((rest.structured.items as ReadonlyArray<BatchItem>).map((item) => item.index)).toEqual([2, 3])
+    const failed = yield* call(mcp, "get_batch", { batch_id, status: "failed" })
+    const [bad] = failed.structured.items as ReadonlyArray<BatchItem>
+    expect(failed.structured.matching_items).toBe(1)
+    expect(bad).toMatchObject({ index: 3, video_id: "not a video!", status: "failed" })
+    expect(bad?.error).toBeTruthy()
+    const text = failed.result.content[0]
+    expect(text?.type === "text" ? text.text : "").toContain("#3 not a video! failed")
+
+    expect(
+      (yield* callFailing(mcp, "get_batch", { batch_id: "00000000-0000-4000-8000-000000000000" })).error
+    ).toBe("not_found")
+    expect((yield* callFailing(mcp, "run_batch", { video_ids: [] })).error).toBe("invalid_request")
+  })
+
+const catalogue = catalogueWithLongVideo()
+
+layer(testServerOn({ platform: demoPlatform(catalogue) }), { timeout: 60_000 })("MCP server", (it) => {
+  describe("over Streamable HTTP at /api/v2/gpt/mcp", () => {
+    it.scoped(
+      "takes the tour: every tool, errors with their codes, resources, a long transcript in chunks",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          // Business: the tour's 60-odd calls fit its rate limit (100 a second).
+          const { key } = yield* server.newAccount({ plan: "business" })
+          yield* tour(server, yield* httpClient(server.baseUrl, key), key)
+        }),
+      180_000
+    )
+
+    it.scoped("answers 401 with the API's error body without a valid key", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const initialize = {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+        }
+        const headers = { accept: "application/json, text/event-stream" }
+        for (const key of [undefined, "vbt_not_a_real_key_0000000000000000"]) {
+          const response = yield* server.post(mcpPath, { key, json: initialize, headers })
+          expect(response.status).toBe(401)
+          expect(response.json).toMatchObject({ error: "invalid_api_key", details: {} })
+          expect(response.headers.get("www-authenticate")).toContain("Bearer")
+        }
+        const refused = yield* httpClient(server.baseUrl, "vbt_not_a_real_key_0000000000000000").pipe(
+          Effect.as("connected"),
+          Effect.catchAllDefect((defect) => Effect.succeed(String(defect)))
+        )
+        expect(refused).toContain("invalid_api_key")
+        const get = yield* server.get(mcpPath, { headers: { accept: "text/event-stream" } })
+        expect(get.status).toBe(405)
+      })
+    )
+
+    it.scoped("never charges speech recognition silently: the quote comes back as a question", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        // An account whose default mode is auto: the use case itself answers with the quote.
+        const { key } = yield* server.newAccount({ createdAt: newAccount, credits: 50 })
+        const mcp = yield* httpClient(server.baseUrl, key)
+        const asked = yield* call(mcp, "transcribe_video", { video: videos.noCaptions })
+        expect(asked.structured).toMatchObject({
+          status: "requires_asr_confirmation",
+          credits_used: 0,
+          estimated_credits: 8,
+          confirm_arguments: { video: videos.noCaptions, confirm_asr: true }
+        })
+        expect(asked.structured.question).toContain("8 credits")
+        // An ASR mode sent without confirm_asr is asked too (from the estimate: no job, no charge).
+        for (const mode of ["speech_to_text_only", "auto"]) {
+          const quoted = yield* call(mcp, "transcribe_video", { video: videos.noCaptions, mode })
+          expect(quoted.structured).toMatchObject({
+            status: "requires_asr_confirmation",
+            mode,
+            estimated_credits: 8
+          })
+        }
+        // mode=auto on a video with captions needs no question: captions serve it.
+        const captions = yield* call(mcp, "transcribe_video", { video: videos.manualOnly, mode: "auto" })
+        expect(captions.structured).toMatchObject({ status: "completed", credits_used: 1 })
+        expect((yield* call(mcp, "get_credits")).structured.credits).toBe(49)
+        // Confirmed, the request reaches the ASR path (this test server has no speech engine).
+        const confirmed = yield* callFailing(mcp, "transcribe_video", {
+          video: videos.noCaptions,
+          confirm_asr: true
+        })
+        expect(confirmed.error).toBe("asr_unavailable")
+        expect((yield* call(mcp, "get_credits")).structured.credits).toBe(49)
+        // A video too long for ASR is answered failed, free, without a question.
+        const tooLong = yield* call(mcp, "transcribe_video", { video: videos.veryLong, mode: "auto" })
+        expect(tooLong.structured).toMatchObject({ status: "failed", credits_used: 0 })
+        // An older account (default captions_only) never reaches ASR without a mode.
+        const old = yield* server.newAccount({ createdAt: oldAccount })
+        const oldMcp = yield* httpClient(server.baseUrl, old.key)
+        expect((yield* callFailing(oldMcp, "transcribe_video", { video: videos.noCaptions })).error).toBe(
+          "no_captions"
+        )
+      })
+    )
+
+    it.scoped("charges credits as the REST API does, refuses with payment_required and rate limits", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const viaMcp = yield* server.newAccount({ credits: 3 })
+        const viaRest = yield* server.newAccount({ credits: 3 })
+        const mcp = yield* httpClient(server.baseUrl, viaMcp.key)
+        const requests = [
+          { video: videos.multiLanguage, language: "de" },
+          { video: videos.multiLanguage, language: "de" },
+          { video: videos.autoOnly },
+          { video: videos.multiLanguage, language: "fr" }
+        ]
+        for (const request of requests) {
+          const rest = yield* server.post("/api/v2/transcribe", { key: viaRest.key, json: request })
+          const tool = yield* call(mcp, "transcribe_video", request)
+          expect(tool.structured.credits_used).toBe((rest.json as { credits_used: number }).credits_used)
+        }
+        const balance = (key: string) =>
+          server
+            .get("/api/v2/credits", { key })
+            .pipe(Effect.map((r) => (r.json as { credits: number }).credits))
+        expect(yield* balance(viaMcp.key)).toBe(0)
+        expect(yield* balance(viaRest.key)).toBe(0)
+        const broke = yield* callFailing(mcp, "transcribe_video", { video: videos.manualOnly })
+        expect(broke.error).toBe("payment_required")
+        expect(yield* balance(viaMcp.key)).toBe(0)
+
+        // The free plan's bucket holds 2 requests: the third tool call at once is refused.
+        const free = yield* server.newAccount({ plan: "free" })
+        const freeMcp = yield* httpClient(server.baseUrl, free.key)
+        const answers = yield* Effect.all(
+          Array.from({ length: 4 }, () =>
+            Effect.promise(() => freeMcp.client.callTool({ name: "get_credits", arguments: {} }))
+          ),
+          { concurrency: "unbounded" }
+        )
+        const refused = answers.filter((answer) => answer.isError === true)
+        expect(refused.length).toBeGreaterThan(0)
+        const content = (refused[0]?.content ?? []) as ReadonlyArray<{ text: string }>
+        const body = content[0]?.text ?? "{}"
+        expect(JSON.parse(body)).toMatchObject({ error: "rate_limit_exceeded" })
+      })
+    )
+  })
+
+  describe("in process (what stdio runs on PostgreSQL)", () => {
+    it.scoped(
+      "takes the tour",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          // Business: the tour's 60-odd calls fit its rate limit (100 a second).
+          const { key } = yield* server.newAccount({ plan: "business" })
+          yield* tour(server, yield* inProcessClient(key), key)
+          // A revoked or unknown key fails every call with invalid_api_key.
+          const stranger = yield* inProcessClient("vbt_not_a_real_key_0000000000000000")
+          expect((yield* callFailing(stranger, "get_credits")).error).toBe("invalid_api_key")
+        }),
+      180_000
+    )
+  })
+
+  describe("on stdio (pnpm --silent mcp calling the server's REST API)", () => {
+    it.scoped(
+      "takes the tour",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          // Business: the tour's 60-odd calls fit its rate limit (100 a second).
+          const { key } = yield* server.newAccount({ plan: "business" })
+          yield* tour(server, yield* stdioClient(server.baseUrl, key), key)
+        }),
+      240_000
+    )
+  })
+})

@@ -1,0 +1,151 @@
+/**
+ * What the MCP suites share: a demo catalogue with one long video, MCP clients of the SDK on each
+ * transport (Streamable HTTP to the test server, stdio spawning `pnpm --silent mcp` against it, and
+ * the in-process operations over an in-memory pair), and a tool call that checks the structured
+ * output against the tool's output schema.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { expect } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import { mcpPath } from "@verbatim/api"
+import { shippedCataloguePath } from "@verbatim/demo-platform"
+import { AccountOperations, inProcessByKey, makeServer } from "@verbatim/mcp-tools"
+import { Effect, Redacted } from "effect"
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), "../../..")
+
+/** The long demo video: 30 minutes of captions, about 1,100 segments and one of 5,000 characters. */
+export const longVideo = "Lg7TrNs9XcQ"
+
+/** The shipped catalogue plus `longVideo`, written to a temporary file. */
+export const catalogueWithLongVideo = (): string => {
+  const catalogue = JSON.parse(readFileSync(shippedCataloguePath, "utf8")) as {
+    videos: Array<{ [key: string]: unknown }>
+  }
+  const segments = Array.from({ length: 1_100 }, (_, i) => ({
+    text:
+      i === 500
+        ? `A very long passage without a pause, ${"and then the speaker went on and on ".repeat(140)}until the end.`
+        : `Line ${i + 1} of the long lecture, on graphs, queues and the order of visits.`,
+    start: i * 1_600,
+    end: i * 1_600 + 1_500
+  }))
+  const channel = catalogue.videos[0]?.channel_id
+  catalogue.videos = [
+    // Media paths are relative to the catalogue file: the copy leaves the media out.
+    ...catalogue.videos.map(({ media: _media, ...video }) => video),
+    {
+      id: longVideo,
+      title: "A Long Lecture on Graphs",
+      duration_seconds: 1_800,
+      channel_id: channel,
+      published_at: "2024-03-01T10:00:00Z",
+      original_language: "en",
+      caption_tracks: [{ language: "en", kind: "manual", name: "English", segments }],
+      translation_languages: ["de"]
+    }
+  ]
+  const file = join(mkdtempSync(join(tmpdir(), "verbatim-mcp-catalogue-")), "catalogue.json")
+  writeFileSync(file, JSON.stringify(catalogue))
+  return file
+}
+
+const clientInfo = { name: "verbatim-test", version: "1.0.0" }
+
+/** Connects an SDK client on a transport (closed with the scope) and lists its tools once. */
+const connected = (transport: Transport) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = new Client(clientInfo)
+      await client.connect(transport)
+      // Listing caches the output schemas: from then on the SDK validates every structured result.
+      const { tools } = await client.listTools()
+      return { client, tools }
+    }),
+    ({ client }) => Effect.promise(() => client.close())
+  )
+
+/** A client over Streamable HTTP at the server's MCP path, sending the key as a Bearer token. */
+export const httpClient = (baseUrl: string, key: string) =>
+  connected(
+    new StreamableHTTPClientTransport(new URL(`${baseUrl}${mcpPath}`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } }
+    })
+  )
+
+/** A client of `pnpm --silent mcp` started with the key and the server's URL. */
+export const stdioClient = (baseUrl: string, key: string) =>
+  connected(
+    new StdioClientTransport({
+      command: "pnpm",
+      args: ["--silent", "mcp"],
+      cwd: root,
+      env: { ...(process.env as Record<string, string>), VERBATIM_API_KEY: key, VERBATIM_BASE_URL: baseUrl },
+      stderr: "pipe"
+    })
+  )
+
+/** A client of the in-process operations (what `pnpm mcp` runs on PostgreSQL), over an in-memory pair. */
+export const inProcessClient = (key: string) =>
+  Effect.gen(function* () {
+    const operations = yield* inProcessByKey(Redacted.make(key))
+    const server = yield* makeServer.pipe(Effect.provideService(AccountOperations, operations))
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    yield* Effect.acquireRelease(
+      Effect.promise(() => server.connect(serverSide)),
+      () => Effect.promise(() => server.close())
+    )
+    return yield* connected(clientSide)
+  })
+
+export interface Connected {
+  readonly client: Client
+  readonly tools: ReadonlyArray<Tool>
+}
+
+export interface Called {
+  readonly result: CallToolResult
+  /** The structured content (checked against the output schema). */
+  readonly structured: { readonly [key: string]: unknown }
+}
+
+const validator = new AjvJsonSchemaValidator()
+
+/** Calls a tool that must succeed; its structured output is checked against its output schema. */
+export const call = (connected: Connected, name: string, args: { readonly [key: string]: unknown } = {}) =>
+  Effect.promise(async (): Promise<Called> => {
+    const result = (await connected.client.callTool({ name, arguments: args })) as CallToolResult
+    expect(result.isError ?? false, `${name} failed: ${JSON.stringify(result.content)}`).toBe(false)
+    const tool = connected.tools.find((t) => t.name === name)
+    expect(tool?.outputSchema, `${name} has an output schema`).toBeDefined()
+    const check = validator.getValidator(tool?.outputSchema as never)(result.structuredContent)
+    expect(check.valid, check.errorMessage).toBe(true)
+    return { result, structured: result.structuredContent as Called["structured"] }
+  })
+
+/** Calls a tool that must fail; the API's error body it carries. */
+export const callFailing = (
+  connected: Connected,
+  name: string,
+  args: { readonly [key: string]: unknown } = {}
+) =>
+  Effect.promise(async () => {
+    const result = (await connected.client.callTool({ name, arguments: args })) as CallToolResult
+    expect(result.isError, `${name} should fail: ${JSON.stringify(result.structuredContent)}`).toBe(true)
+    const first = result.content[0]
+    expect(first?.type).toBe("text")
+    return JSON.parse(first?.type === "text" ? first.text : "{}") as {
+      readonly error: string
+      readonly message: string
+      readonly details: { readonly [key: string]: unknown }
+    }
+  })

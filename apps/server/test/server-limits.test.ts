@@ -1,0 +1,95 @@
+/**
+ * What the HTTP framing limits answer, with their standard statuses and always the error body:
+ * a body over 1 MiB is 413 `request_too_large`, a head over node's 16 KiB is 431
+ * `request_header_too_large`, a head that never completes is 408 `request_timeout`.
+ */
+import { connect } from "node:net"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { Errors } from "@verbatim/domain"
+import { Effect } from "effect"
+import { makeNodeServer } from "../src/node-server.js"
+import { TestServer, TestServerLive } from "./server.js"
+import { api } from "./support.js"
+
+/** Sends raw bytes and reads the whole answer until the server closes the connection. */
+const rawExchange = (port: number, bytes: string, timeoutMs = 10_000) =>
+  new Promise<string>((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1")
+    let answer = ""
+    const timer = setTimeout(() => {
+      socket.destroy()
+      reject(new Error(`no answer within ${timeoutMs} ms; so far: ${answer}`))
+    }, timeoutMs)
+    socket.on("data", (chunk) => {
+      answer += chunk.toString("utf8")
+    })
+    socket.on("error", () => {})
+    socket.on("close", () => {
+      clearTimeout(timer)
+      resolve(answer)
+    })
+    socket.write(bytes)
+  })
+
+const parse = (answer: string) => {
+  const [head = "", body = ""] = answer.split("\r\n\r\n")
+  return { status: Number(head.split(" ")[1]), head, body: JSON.parse(body) as unknown }
+}
+
+const expectErrorBody = (body: unknown, code: Errors.ErrorCode) =>
+  expect(body).toEqual({ error: code, message: expect.any(String), details: expect.any(Object) })
+
+layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("the framing limits", (it) => {
+  it.effect("a body over 1 MiB answers 413 request_too_large with the error body", () =>
+    Effect.gen(function* () {
+      const server = yield* TestServer
+      const { key } = yield* server.newAccount()
+      const response = yield* server.post(api("/transcribe"), {
+        key,
+        raw: JSON.stringify({ video: "x".repeat(1024 * 1024) })
+      })
+      expect(response.status).toBe(413)
+      expect(response.json).toEqual({
+        error: "request_too_large",
+        message: "The request body is larger than 1048576 bytes",
+        details: { max_body_bytes: 1048576 }
+      })
+      expect(Errors.statusOf("request_too_large")).toBe(413)
+    })
+  )
+
+  it.effect("a request head over 16 KiB answers 431 request_header_too_large with the error body", () =>
+    Effect.gen(function* () {
+      const server = yield* TestServer
+      const port = Number(new URL(server.baseUrl).port)
+      const answer = yield* Effect.promise(() =>
+        rawExchange(port, `GET /api/v2/ping?pad=${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`)
+      )
+      const { status, head, body } = parse(answer)
+      expect(status).toBe(431)
+      expect(head).toContain("Content-Type: application/json")
+      expectErrorBody(body, "request_header_too_large")
+      expect(body).toMatchObject({ details: { max_head_bytes: 16384 } })
+      // The server goes on answering.
+      expect((yield* server.get(api("/ping"))).status).toBe(200)
+    })
+  )
+})
+
+describe("a request head that never completes", () => {
+  it("answers 408 request_timeout with the error body once node's headersTimeout passes", async () => {
+    const server = makeNodeServer({ headersTimeoutMs: 300, checkEveryMs: 100 })
+    server.on("request", (_request, response) => response.end("{}"))
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    try {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      const answer = await rawExchange(port, "GET /api/v2/ping HTTP/1.1\r\nHost: x\r\n")
+      const { status, body } = parse(answer)
+      expect(status).toBe(408)
+      expectErrorBody(body, "request_timeout")
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  })
+})

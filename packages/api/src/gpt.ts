@@ -1,0 +1,216 @@
+/**
+ * `GET /api/v2/gpt/openapi.json`: an OpenAPI document fit for GPT Actions, derived from the same
+ * contract as the API's own document (`OpenApi.fromApi(VerbatimApi)`), filtered and trimmed:
+ *
+ * - only the operations an assistant needs (`gptOperations`), each with a plain `operationId` (the
+ *   name a model calls), a summary and a description of at most 300 characters (the Actions limits;
+ *   parameter descriptions at most 700), and within the Actions limit of 30 operations;
+ * - `servers` holds the absolute URL of the service (core's `ServiceUrl`, e.g. VERBATIM_PUBLIC_URL),
+ *   since an Action calls it from elsewhere; bearer security (an API key, or an OAuth access token);
+ * - components no kept operation refers to, and tags no kept operation uses, are dropped.
+ *
+ * Served without authentication, like the API's own document.
+ */
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import { ServiceUrl } from "@verbatim/core"
+import { Effect, Option } from "effect"
+import { VerbatimApi } from "./api.js"
+import { basePath } from "./base.js"
+
+export const gptOpenApiPath = `${basePath}/gpt/openapi.json` as const
+
+/** The GPT Actions limits this document keeps to. */
+export const gptLimits = {
+  operations: 30,
+  summary: 300,
+  description: 300,
+  parameterDescription: 700
+} as const
+
+interface GptOperation {
+  readonly operationId: string
+  readonly summary: string
+  readonly description: string
+}
+
+/** The operations kept, by the contract's operation id (`group.endpoint`). */
+export const gptOperations: { readonly [contractId: string]: GptOperation } = {
+  "transcribe.transcribe": {
+    operationId: "transcribeVideo",
+    summary: "Transcribe a YouTube video (captions: 1 credit, 0 if owned)",
+    description:
+      "Stores the transcript in the user's library. Leave mode out unless the user asked: modes auto and speech_to_text_only may run paid speech recognition; get the user's agreement to the price (estimateCost) first. An answer with status processing is polled with getJob."
+  },
+  "transcribe.estimate": {
+    operationId: "estimateCost",
+    summary: "Price a transcription without starting it (free)",
+    description:
+      "Credits a transcription would cost: speech recognition by duration and options, or captions (1 credit, 0 if owned) with mode captions_only or auto. Use it to quote the user before any speech recognition."
+  },
+  "jobs.job": {
+    operationId: "getJob",
+    summary: "The state of a transcription job (free)",
+    description:
+      "processing while speech recognition runs, then completed with the transcript, or failed with the reason. Poll it every little while after transcribeVideo answered processing."
+  },
+  "transcripts.list": {
+    operationId: "listTranscripts",
+    summary: "List or search the user's stored transcripts (free)",
+    description:
+      "Newest first, paginated. search does a full-text search over text, titles and video ids; language and date filters narrow the list."
+  },
+  "transcripts.get": {
+    operationId: "getTranscript",
+    summary: "Read a stored transcript (free)",
+    description:
+      "The best transcript the user owns of a video (human captions, then auto captions, then speech recognition) unless language, source or id says which; segments carry start and end times in milliseconds."
+  },
+  "transcripts.languages": {
+    operationId: "getTranscriptLanguages",
+    summary: "Languages of a video's stored transcripts (free)",
+    description:
+      "The languages the user owns a transcript of for a video, and those the platform can translate its captions into."
+  },
+  "credits.credits": {
+    operationId: "getCredits",
+    summary: "The user's credit balance and plan (free)",
+    description: "The account's credits and plan."
+  },
+  "batch.createBatch": {
+    operationId: "createBatch",
+    summary: "Transcribe many videos in the background",
+    description:
+      "Answers 202 with a batch_id at once; poll getBatch. Captions cost 1 credit per video not owned. Speech recognition (modes auto, speech_to_text_only) needs webhook_url and the user's agreement to its price first."
+  },
+  "batch.batch": {
+    operationId: "getBatch",
+    summary: "A batch and its per-video results (free)",
+    description:
+      "202 while running, 200 once completed, partial or failed (final). A finished batch can be fetched 60 times in 24 hours."
+  }
+}
+
+type Json = Record<string, unknown>
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const methods = ["get", "put", "post", "delete", "patch", "head", "options", "trace"]
+
+const cut = (text: string, max: number): string =>
+  text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`
+
+/** Every `#/components/schemas/...` name a value refers to. */
+const refsIn = (value: unknown, into: Set<string>): Set<string> => {
+  if (Array.isArray(value)) for (const entry of value) refsIn(entry, into)
+  else if (isObject(value)) {
+    for (const [key, entry] of Object.entries(value)) {
+      if (key === "$ref" && typeof entry === "string" && entry.startsWith("#/components/schemas/")) {
+        into.add(entry.slice("#/components/schemas/".length))
+      } else refsIn(entry, into)
+    }
+  }
+  return into
+}
+
+/** The schemas reachable from `roots`, following references between schemas. */
+const reachable = (schemas: Json, roots: Set<string>): Json => {
+  const seen = new Set<string>()
+  const queue = [...roots]
+  while (queue.length > 0) {
+    const name = queue.pop() as string
+    if (seen.has(name) || !(name in schemas)) continue
+    seen.add(name)
+    for (const next of refsIn(schemas[name], new Set())) queue.push(next)
+  }
+  return Object.fromEntries(Object.entries(schemas).filter(([name]) => seen.has(name)))
+}
+
+const trimParameters = (parameters: unknown): unknown =>
+  Array.isArray(parameters)
+    ? parameters.map((parameter) =>
+        isObject(parameter) && typeof parameter.description === "string"
+          ? { ...parameter, description: cut(parameter.description, gptLimits.parameterDescription) }
+          : parameter
+      )
+    : parameters
+
+/** The GPT Actions document of the contract, for a service reached at `serviceUrl`. */
+export const gptDocument = (serviceUrl: string): Json => {
+  const source = OpenApi.fromApi(VerbatimApi) as unknown as Json
+  const paths = isObject(source.paths) ? source.paths : {}
+  const keptPaths: Json = {}
+  const usedTags = new Set<string>()
+  for (const [path, item] of Object.entries(paths)) {
+    if (!isObject(item)) continue
+    const kept: Json = {}
+    for (const [method, operation] of Object.entries(item)) {
+      if (!methods.includes(method) || !isObject(operation)) continue
+      const gpt = gptOperations[String(operation.operationId)]
+      if (gpt === undefined) continue
+      const { description: _description, summary: _summary, ...rest } = operation
+      if (Array.isArray(operation.tags)) for (const tag of operation.tags) usedTags.add(String(tag))
+      kept[method] = {
+        ...rest,
+        operationId: gpt.operationId,
+        summary: cut(gpt.summary, gptLimits.summary),
+        description: cut(gpt.description, gptLimits.description),
+        ...(operation.parameters === undefined ? {} : { parameters: trimParameters(operation.parameters) })
+      }
+    }
+    if (Object.keys(kept).length > 0) keptPaths[path] = kept
+  }
+  const components = isObject(source.components) ? source.components : {}
+  const schemas = isObject(components.schemas) ? components.schemas : {}
+  const info = isObject(source.info) ? source.info : {}
+  return {
+    openapi: source.openapi,
+    info: {
+      ...info,
+      title: "Verbatim transcripts",
+      description:
+        "Transcribe YouTube videos, then read and search the transcripts stored in the user's library. Costs are in credits; never start speech recognition without the user's agreement to its price."
+    },
+    servers: [{ url: `${serviceUrl.replace(/\/+$/, "")}${basePath}`, description: "Verbatim" }],
+    paths: keptPaths,
+    components: {
+      schemas: reachable(schemas, refsIn(keptPaths, new Set())),
+      securitySchemes: {
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "An API key or an OAuth access token, sent as Authorization: Bearer <token>"
+        }
+      }
+    },
+    security: [{ bearer: [] }],
+    tags: (Array.isArray(source.tags) ? source.tags : []).filter(
+      (tag) => isObject(tag) && usedTags.has(String(tag.name))
+    )
+  }
+}
+
+/**
+ * The route of the GPT document. The service URL is core's `ServiceUrl` where the server provides
+ * it (the runtime always does); without it (the contract tested alone), the request's own origin.
+ */
+export const GptOpenApiRoute = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const configured = yield* Effect.serviceOption(ServiceUrl)
+    const cached = Option.map(configured, gptDocument)
+    yield* router.get(
+      gptOpenApiPath,
+      Effect.gen(function* () {
+        const document = yield* Option.match(cached, {
+          onSome: Effect.succeed,
+          onNone: () =>
+            Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+              const url = HttpServerRequest.toURL(request)
+              return gptDocument(Option.match(url, { onNone: () => "", onSome: (u) => u.origin }))
+            })
+        })
+        return HttpServerResponse.unsafeJson(document)
+      })
+    )
+  })
+)

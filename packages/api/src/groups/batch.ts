@@ -1,0 +1,83 @@
+/**
+ * POST /batch (202 processing, at once) and GET /batch/{batch_id} (202 while running, 200 when
+ * finished; 429 with Retry-After after 60 fetches of a finished batch in 24 hours).
+ */
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { BatchWork, CurrentAccount, Idempotency } from "@verbatim/core"
+import { Api, Ids } from "@verbatim/domain"
+import { Effect, Schema } from "effect"
+import { apiId, basePath } from "../base.js"
+import { BadRequest, NotFound, PaymentRequired, TooManyRequests } from "../errors.js"
+import { idempotencyDescription, idempotencyKey } from "../idempotency.js"
+import { Authentication } from "../security.js"
+import { useCase } from "../use-case.js"
+
+export const BatchPath = Schema.Struct({ batch_id: Ids.BatchId })
+
+export class BatchGroup extends HttpApiGroup.make("batch")
+  .add(
+    HttpApiEndpoint.post("createBatch", "/batch")
+      .setPayload(Api.BatchRequest)
+      .annotate(OpenApi.Description, idempotencyDescription)
+      .addSuccess(Api.BatchProcessing, { status: 202 })
+      .addError(PaymentRequired)
+      .annotate(
+        OpenApi.Summary,
+        "Transcribe up to 3,000 videos (by plan); answers 202 at once, poll poll_url or wait for the webhook"
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("estimateBatch", "/batch/estimate")
+      .setPayload(Api.BatchRequest)
+      .addSuccess(Api.BatchEstimate)
+      .annotate(
+        OpenApi.Summary,
+        "What a batch would cost, video by video, and which videos need speech recognition (nothing is charged)"
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("batch", "/batch/:batch_id")
+      .setPath(BatchPath)
+      .addSuccess(Api.BatchFinished)
+      .addSuccess(Api.BatchProcessing, { status: 202 })
+      .addError(NotFound)
+      .addError(TooManyRequests)
+      .annotate(OpenApi.Summary, "A batch: 202 while running, 200 with every result once finished")
+  )
+  .addError(BadRequest)
+  .middleware(Authentication)
+  .annotate(OpenApi.Description, "Many videos in one request")
+  .prefix(basePath) {}
+
+export const BatchHttp = HttpApiBuilder.group(HttpApi.make(apiId).add(BatchGroup), "batch", (handlers) =>
+  handlers
+    .handle("createBatch", ({ payload }) =>
+      Effect.gen(function* () {
+        const batches = yield* BatchWork
+        const idempotency = yield* Idempotency
+        const account = yield* CurrentAccount
+        return yield* useCase(
+          idempotency.run(
+            account,
+            "batch",
+            yield* idempotencyKey,
+            Schema.encodeSync(Api.BatchRequest)(payload),
+            Api.BatchProcessing,
+            batches.create(account, payload)
+          )
+        )
+      })
+    )
+    .handle("estimateBatch", ({ payload }) =>
+      Effect.gen(function* () {
+        const batches = yield* BatchWork
+        return yield* useCase(batches.estimate(yield* CurrentAccount, payload))
+      })
+    )
+    .handle("batch", ({ path }) =>
+      Effect.gen(function* () {
+        const batches = yield* BatchWork
+        return yield* useCase(batches.get(yield* CurrentAccount, path.batch_id))
+      })
+    )
+)

@@ -1,0 +1,151 @@
+/**
+ * What the server tells Prometheus and its logs about each request, and `GET /metrics`:
+ *
+ * - `verbatim_http_requests_total{method,route,status}` and
+ *   `verbatim_http_request_duration_seconds{method,route,status}` (a histogram), where `route` is
+ *   the endpoint's path template (`/api/v2/transcripts/:video_id`), never the raw path, so the
+ *   number of series stays bounded; a path the API does not have is `unmatched`;
+ * - one log line per request (`observeRequests`): method, path, status and duration; at debug level
+ *   for the probes (`/ping`, `/health`, `/metrics`), so a load balancer does not fill the log.
+ *
+ * The registry is `metricsRegistry` (prom-client); the server adds process metrics, queue depths and
+ * credit totals to it (`apps/server/src/metrics.ts`). Recording is synchronous and allocation-light:
+ * no stack trace, no extra effect per request beyond the log line.
+ */
+import {
+  HttpApi,
+  HttpApiBuilder,
+  type HttpApp,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { Cause, Effect, Exit, type Layer } from "effect"
+import { Counter, Histogram, Registry } from "prom-client"
+import { VerbatimApi } from "./api.js"
+
+/** Every metric of this process. */
+export const metricsRegistry = new Registry()
+
+export const metricsPath = "/metrics" as const
+
+const labelNames = ["method", "route", "status"] as const
+
+export const httpRequests = new Counter({
+  name: "verbatim_http_requests_total",
+  help: "HTTP requests answered, by method, route (path template) and status",
+  labelNames,
+  registers: [metricsRegistry]
+})
+
+export const httpDuration = new Histogram({
+  name: "verbatim_http_request_duration_seconds",
+  help: "Time from receiving a request to its response, by method, route (path template) and status",
+  labelNames,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20],
+  registers: [metricsRegistry]
+})
+
+interface Route {
+  readonly template: string
+  readonly pattern: RegExp
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+const routeOf = (template: string): Route => ({
+  template,
+  pattern: new RegExp(
+    `^${template
+      .split("/")
+      .map((part) => (part.startsWith(":") ? "[^/]+" : escapeRegExp(part)))
+      .join("/")}$`
+  )
+})
+
+/** Routes served beside the contract's endpoints. */
+const extraRoutes: ReadonlyArray<readonly [string, string]> = [
+  ["GET", "/docs"],
+  ["GET", metricsPath],
+  ["GET", "/api/v2/openapi.json"],
+  ["PUT", "/api/v2/uploads/files/:token"],
+  ["POST", "/api/v2/gpt/mcp"],
+  ["GET", "/api/v2/gpt/mcp"],
+  ["DELETE", "/api/v2/gpt/mcp"]
+]
+
+const routesByMethod = (() => {
+  const routes = new Map<string, Array<Route>>()
+  const add = (method: string, path: string) => {
+    const list = routes.get(method) ?? []
+    list.push(routeOf(path))
+    routes.set(method, list)
+  }
+  HttpApi.reflect(VerbatimApi, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => add(endpoint.method, endpoint.path)
+  })
+  for (const [method, path] of extraRoutes) add(method, path)
+  // Literal routes first: `/transcripts/bulk-delete` is not `/transcripts/:video_id`.
+  for (const list of routes.values()) {
+    list.sort((a, b) => Number(a.template.includes(":")) - Number(b.template.includes(":")))
+  }
+  return routes
+})()
+
+/** The path template of a request (`/api/v2/jobs/:job_id`), or `unmatched`. */
+export const routeTemplate = (method: string, url: string): string => {
+  const query = url.indexOf("?")
+  const path = query === -1 ? url : url.slice(0, query)
+  const routes = routesByMethod.get(method === "HEAD" ? "GET" : method)
+  if (routes !== undefined) for (const route of routes) if (route.pattern.test(path)) return route.template
+  return "unmatched"
+}
+
+const probes: ReadonlySet<string> = new Set(["/api/v2/ping", "/api/v2/health", metricsPath])
+
+/** Records one answered request in the metrics. */
+export const recordRequest = (method: string, route: string, status: number, seconds: number): void => {
+  const labels = { method, route, status: String(status) }
+  httpRequests.inc(labels)
+  httpDuration.observe(labels, seconds)
+}
+
+/**
+ * The server middleware: records each request's metrics and writes its one log line (method, path,
+ * status, milliseconds; `http.*` annotations for JSON logs).
+ */
+export const observeRequests = (app: HttpApp.Default): HttpApp.Default =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const start = performance.now()
+    return Effect.onExit(app, (exit) => {
+      const status = Exit.isSuccess(exit)
+        ? exit.value.status
+        : Cause.isInterruptedOnly(exit.cause)
+          ? 499
+          : 500
+      const ms = performance.now() - start
+      const route = routeTemplate(request.method, request.url)
+      recordRequest(request.method, route, status, ms / 1000)
+      const line = `${request.method} ${request.url} ${status} ${ms.toFixed(1)}ms`
+      const annotations = {
+        "http.method": request.method,
+        "http.route": route,
+        "http.status": status,
+        "http.duration_ms": Math.round(ms * 10) / 10
+      }
+      return (probes.has(route) ? Effect.logDebug(line) : Effect.logInfo(line)).pipe(
+        Effect.annotateLogs(annotations)
+      )
+    })
+  })
+
+/** The metrics of this process in Prometheus's text format. */
+export const renderMetrics: Effect.Effect<HttpServerResponse.HttpServerResponse> = Effect.map(
+  Effect.promise(() => metricsRegistry.metrics()),
+  (text) => HttpServerResponse.text(text, { contentType: metricsRegistry.contentType })
+)
+
+/** `GET /metrics` for Prometheus (no authentication: bind it to a private network, or filter it). */
+export const MetricsRouteLive: Layer.Layer<never> = HttpApiBuilder.Router.use((router) =>
+  router.get(metricsPath, renderMetrics)
+) as Layer.Layer<never>

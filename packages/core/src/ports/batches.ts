@@ -1,0 +1,151 @@
+/**
+ * Batches: a POST /batch and its videos (items). Every item gets its job id when the batch is
+ * accepted; the worker that runs the item records the video's transcribe request as that job, so an
+ * item's status, error, credits and transcript are its job's, and an item run twice (its worker
+ * died) finds its job instead of running again. An item whose reference named no video fails at
+ * once with `error` and never gets a job.
+ *
+ * Workers take an item with a short lease (compare-and-set, like jobs), mark it done once its job
+ * exists, and finish a batch (compare-and-set from `processing`) when every item is done and no
+ * item's job is still processing.
+ */
+import { Api, Ids, Mode } from "@verbatim/domain"
+import { Context, type DateTime, type Effect, type Option, Schema } from "effect"
+import type { PersistenceError } from "../errors.js"
+import type { JobRecord } from "./jobs.js"
+import type { TranscriptRecord } from "./transcripts.js"
+import type { DeliveryStatus } from "./webhook-deliveries.js"
+
+export const BatchStatus = Schema.Literal("processing", "completed", "partial", "failed")
+export type BatchStatus = typeof BatchStatus.Type
+
+/** What every item of a batch is asked with (the request's fields, as sent). */
+export const BatchSettings = Schema.Struct({
+  language: Schema.optional(Schema.String),
+  mode: Schema.optional(Mode.Mode),
+  source: Schema.optional(Mode.LegacySource),
+  allow_asr: Schema.optional(Schema.Boolean),
+  format: Api.FormatOptions,
+  asr_options: Schema.Unknown,
+  webhook_url: Schema.optional(Schema.String)
+})
+export type BatchSettings = typeof BatchSettings.Type
+
+export const BatchRecord = Schema.Struct({
+  id: Ids.BatchId,
+  accountId: Ids.AccountId,
+  requestId: Ids.RequestId,
+  status: BatchStatus,
+  request: BatchSettings,
+  total: Schema.Int,
+  /** Where the finished batch is delivered. */
+  webhookUrl: Schema.NullOr(Schema.String),
+  webhookDeliveryId: Schema.NullOr(Schema.UUID),
+  /** Fetches of the finished batch in the current 24-hour window (the 61st answers 429). */
+  fetchesAfterFinish: Schema.NonNegativeInt,
+  fetchWindowStartedAt: Schema.NullOr(Schema.DateTimeUtc),
+  createdAt: Schema.DateTimeUtc,
+  startedAt: Schema.NullOr(Schema.DateTimeUtc),
+  completedAt: Schema.NullOr(Schema.DateTimeUtc)
+})
+export interface BatchRecord extends Schema.Schema.Type<typeof BatchRecord> {}
+
+export interface BatchItem {
+  readonly position: number
+  readonly requestId: Ids.RequestId
+  /** The video id, or the value sent when it named no video. */
+  readonly videoId: string
+  readonly jobId: Ids.JobId
+  /** Set when the item failed before it could run (no job). */
+  readonly error: string | null
+  readonly done: boolean
+}
+
+/** An item with its job, when the job exists. */
+export interface BatchItemView extends BatchItem {
+  readonly job: JobRecord | null
+}
+
+export interface BatchView {
+  readonly batch: BatchRecord
+  readonly items: ReadonlyArray<BatchItemView>
+  /** The finished batch's delivery, when it has a webhook and finished. */
+  readonly delivery: { readonly status: DeliveryStatus; readonly attempts: number } | null
+}
+
+/** An item to run: its batch and position, and the batch's account (for fairness). */
+export interface PendingItem {
+  readonly batchId: Ids.BatchId
+  readonly position: number
+  readonly accountId: Ids.AccountId
+}
+
+export class Batches extends Context.Tag("@verbatim/core/Batches")<
+  Batches,
+  {
+    /** The batch and all its items, in one transaction. */
+    readonly insert: (
+      batch: BatchRecord,
+      items: ReadonlyArray<BatchItem>
+    ) => Effect.Effect<void, PersistenceError>
+    /** The account's batch with its items (by position) and their jobs; none for another account's. */
+    readonly view: (
+      accountId: Ids.AccountId,
+      id: Ids.BatchId
+    ) => Effect.Effect<Option.Option<BatchView>, PersistenceError>
+    /** Takes an item that is not done, when its lease is free or expired; marks the batch started. */
+    readonly claimItem: (claim: {
+      readonly batchId: Ids.BatchId
+      readonly position: number
+      readonly owner: string
+      readonly now: DateTime.Utc
+      readonly leaseMs: number
+    }) => Effect.Effect<
+      Option.Option<{ readonly batch: BatchRecord; readonly item: BatchItem }>,
+      PersistenceError
+    >
+    /** Marks an item done (its job exists), while the lease is the owner's. */
+    readonly itemDone: (
+      batchId: Ids.BatchId,
+      position: number,
+      owner: string
+    ) => Effect.Effect<boolean, PersistenceError>
+    /** Items not done whose lease is free or expired, oldest batches first. */
+    readonly pending: (
+      now: DateTime.Utc,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<PendingItem>, PersistenceError>
+    /** Processing batches whose items are all done and whose items' jobs are all finished. */
+    readonly finishable: (
+      limit: number
+    ) => Effect.Effect<
+      ReadonlyArray<{ readonly id: Ids.BatchId; readonly accountId: Ids.AccountId }>,
+      PersistenceError
+    >
+    /** processing -> a final status; false when it was already finished. */
+    readonly finish: (
+      id: Ids.BatchId,
+      status: Exclude<BatchStatus, "processing">,
+      at: DateTime.Utc,
+      deliveryId: string | null
+    ) => Effect.Effect<boolean, PersistenceError>
+    /**
+     * Counts a fetch of a finished batch in its 24-hour window (a new window starts when the last
+     * one is over) and answers the count in the window, including this one.
+     */
+    readonly countFetch: (id: Ids.BatchId, now: DateTime.Utc) => Effect.Effect<number, PersistenceError>
+    /** The account's transcripts with these ids (the results of a batch), by id. */
+    readonly transcriptsOf: (
+      accountId: Ids.AccountId,
+      ids: ReadonlyArray<Ids.TranscriptId>
+    ) => Effect.Effect<ReadonlyMap<string, TranscriptRecord>, PersistenceError>
+    /** The video ids among `videoIds` the account owns a transcript of. */
+    readonly ownedVideos: (
+      accountId: Ids.AccountId,
+      videoIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlySet<string>, PersistenceError>
+  }
+>() {}
+
+/** The public address of the service (`poll_url` and the like start with it). */
+export class ServiceUrl extends Context.Tag("@verbatim/core/ServiceUrl")<ServiceUrl, string>() {}

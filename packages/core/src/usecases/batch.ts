@@ -1,0 +1,570 @@
+/**
+ * POST /batch and GET /batch/{batch_id}, and the batch's work (DESIGN decision 3; spec POST /batch
+ * rules 1-4 and "Batch status").
+ *
+ * - create: checks the plan's batch size, the mode (batch rules), the ASR options and the webhook,
+ *   parses every reference (one that names no video becomes a failed item at once), refuses with 402
+ *   when the balance cannot cover the known caption cost (1 credit per distinct video not owned yet;
+ *   speech recognition is priced when it starts), stores the batch and its items with their job ids
+ *   assigned, offers every item to the `batch.item` lane and answers 202 at once.
+ * - runItem (a worker): takes the item with a lease and runs the video's transcribe request as the
+ *   item's job (the same use case as POST /transcribe, so captions, owned transcripts, quotes,
+ *   refusals and speech recognition behave alike); speech recognition started by an item delivers no
+ *   webhook of its own. An item whose job already exists (its earlier worker died after running it)
+ *   is only marked done: a video is never charged twice.
+ * - finish: once every item is done and no item's job is still processing, the batch becomes
+ *   `completed` (every item succeeded), `failed` (none did) or `partial`, and its webhook delivery
+ *   (the finished batch response, signed) is written to the outbox in the same transaction.
+ * - get: 202 while processing, 200 when finished; a finished batch is fetched at most 60 times in a
+ *   24-hour window, then 429 with `Retry-After` until the window is over.
+ */
+import { Api, Asr, Captions, Errors, type Ids, Mode, Plan, Pricing, Reference } from "@verbatim/domain"
+import { DateTime, Duration, Effect, Either, Layer, Option, Schedule, Schema } from "effect"
+import type { Account } from "../ports/accounts.js"
+import { Accounts } from "../ports/accounts.js"
+import {
+  Batches,
+  type BatchItem,
+  type BatchItemView,
+  type BatchRecord,
+  type BatchView,
+  ServiceUrl
+} from "../ports/batches.js"
+import { Jobs } from "../ports/jobs.js"
+import { Ledger } from "../ports/ledger.js"
+import { Secrets } from "../ports/secrets.js"
+import { Transactor } from "../ports/transactor.js"
+import { VideoPlatform } from "../ports/video-platform.js"
+import { WebhookDeliveries } from "../ports/webhook-deliveries.js"
+import { AddressResolver } from "../ports/webhooks.js"
+import { WorkQueue } from "../ports/work-queue.js"
+import { fieldError, fromAsrOptionsError, fromModeError, fromPlatformError, notFound } from "./failures.js"
+import { webhookLane } from "./job-lifecycle.js"
+import { transcribeData } from "./payload.js"
+import { BatchWork } from "./tags.js"
+import { makeTranscribe } from "./transcribe.js"
+import { checkWebhookUrl, WebhookAllowList } from "./webhook-url.js"
+
+/** The lane of batch items. */
+export const batchItemLane = "batch.item"
+
+/** Fetches of a finished batch answered in 24 hours; the next ones answer 429. */
+export const maxFinishedFetches = 60
+export const fetchWindow = Duration.hours(24)
+
+const itemKey = (batchId: string, position: number) => `${batchId}:${position}`
+
+const parseItemKey = (
+  id: string
+): Option.Option<{ readonly batchId: Ids.BatchId; readonly position: number }> => {
+  const at = id.lastIndexOf(":")
+  const position = Number(id.slice(at + 1))
+  return at > 0 && Number.isSafeInteger(position) && position >= 0
+    ? Option.some({ batchId: id.slice(0, at) as Ids.BatchId, position })
+    : Option.none()
+}
+
+/** What an item reports, from its job (or its own error when it never got one). */
+const itemStatus = (item: BatchItemView): Api.BatchResult["status"] =>
+  item.error !== null ? "failed" : item.job === null ? "processing" : item.job.status
+
+/** The summary of a batch's items: a finished item that did not succeed counts as failed. */
+export const summarize = (items: ReadonlyArray<BatchItemView>) => {
+  let succeeded = 0
+  let processing = 0
+  for (const item of items) {
+    const status = itemStatus(item)
+    if (status === "completed") succeeded++
+    else if (status === "processing") processing++
+  }
+  return { total: items.length, succeeded, processing, failed: items.length - succeeded - processing }
+}
+
+/** DESIGN decision 3: completed when every item succeeded, failed when none did, partial otherwise. */
+export const finalStatus = (summary: ReturnType<typeof summarize>): "completed" | "partial" | "failed" =>
+  summary.succeeded === summary.total ? "completed" : summary.succeeded === 0 ? "failed" : "partial"
+
+export const makeBatchWork = Effect.gen(function* () {
+  const batches = yield* Batches
+  const accounts = yield* Accounts
+  const jobs = yield* Jobs
+  const ledger = yield* Ledger
+  const secrets = yield* Secrets
+  const queue = yield* WorkQueue
+  const tx = yield* Transactor
+  const deliveries = yield* WebhookDeliveries
+  const resolver = yield* AddressResolver
+  const allowList = yield* WebhookAllowList
+  const serviceUrl = yield* ServiceUrl
+  const platform = yield* VideoPlatform
+  const transcribe = yield* makeTranscribe
+
+  const pollUrl = (id: string) => `${serviceUrl.replace(/\/+$/, "")}/api/v2/batch/${id}`
+
+  /** The batch response for a view: results (data cut to the batch's format) once finished. */
+  const response = (view: BatchView, withResults: boolean) =>
+    Effect.gen(function* () {
+      const { batch, items } = view
+      const summary = summarize(items)
+      const parts = {
+        segments: batch.request.format.timestamp,
+        paragraphs: batch.request.format.paragraphs,
+        words: batch.request.format.words
+      }
+      const results: Array<Api.BatchResult> = []
+      if (withResults) {
+        const ids = items.flatMap((item) => (item.job?.transcriptId ? [item.job.transcriptId] : []))
+        const stored = ids.length === 0 ? new Map() : yield* batches.transcriptsOf(batch.accountId, ids)
+        for (const item of items) {
+          const status = itemStatus(item)
+          const transcript = item.job?.transcriptId ? stored.get(item.job.transcriptId) : undefined
+          results.push(
+            new Api.BatchResult({
+              request_id: item.requestId,
+              video_id: item.videoId,
+              status,
+              job_id: item.error !== null ? null : item.jobId,
+              error: item.error ?? item.job?.error ?? null,
+              credits_used: item.job?.creditsUsed ?? 0,
+              ...(status === "completed" && transcript !== undefined
+                ? { data: transcribeData(transcript, parts) }
+                : {})
+            })
+          )
+        }
+      }
+      const creditsUsed = items.reduce((sum, item) => sum + (item.job?.creditsUsed ?? 0), 0)
+      const fields = {
+        batch_id: batch.id,
+        results,
+        summary: new Api.BatchSummary(summary),
+        credits_used: creditsUsed,
+        poll_url: pollUrl(batch.id),
+        webhook_delivered: view.delivery?.status === "delivered",
+        webhook_failed: view.delivery?.status === "failed",
+        webhook_attempts: view.delivery?.attempts ?? 0,
+        created_at: batch.createdAt,
+        started_at: batch.startedAt,
+        completed_at: batch.completedAt
+      }
+      return batch.status === "processing"
+        ? new Api.BatchProcessing({ ...fields, status: "processing" })
+        : new Api.BatchFinished({ ...fields, status: batch.status })
+    })
+
+  /** The rules a batch request meets before anything else: the plan's size, the mode, the ASR options. */
+  const checkRequest = (account: Account, request: Api.BatchRequest) =>
+    Effect.gen(function* () {
+      const total = request.video_ids.length
+      if (!Plan.batchSizeAllowed(account.plan, total)) {
+        return yield* Effect.fail(
+          fieldError(
+            ["video_ids"],
+            `the ${account.plan} plan takes batches of up to ${Plan.limitsFor(account.plan).batchSize} videos, not ${total}`
+          )
+        )
+      }
+      const resolved = yield* Either.mapLeft(
+        Mode.resolveMode(
+          {
+            mode: request.mode,
+            source: request.source,
+            allow_asr: request.allow_asr,
+            webhook_url: request.webhook_url
+          },
+          { kind: "batch", accountDefault: account.defaultMode }
+        ),
+        fromModeError
+      )
+      const asr = yield* Either.mapLeft(Asr.normalise(request.asr_options), fromAsrOptionsError)
+      return { resolved, asr }
+    })
+
+  /** What the batch would cost, video by video (POST /batch/estimate): nothing is stored or charged. */
+  const estimate = (account: Account, request: Api.BatchRequest) =>
+    Effect.gen(function* () {
+      const total = request.video_ids.length
+      const { resolved, asr } = yield* checkRequest(account, request)
+      const parsed = request.video_ids.map((reference) => ({
+        reference,
+        id: Reference.parseVideo(reference)
+      }))
+      const videos = [...new Set(parsed.flatMap((p) => (Either.isRight(p.id) ? [p.id.right] : [])))]
+      const owned = yield* batches.ownedVideos(account.id, videos)
+      const priced = new Map<string, Api.BatchEstimateItem>()
+      yield* Effect.forEach(
+        videos,
+        (video) =>
+          Effect.gen(function* () {
+            const item = (
+              status: Api.BatchEstimateItem["status"],
+              credits: number,
+              minutes: number | null,
+              error: string | null
+            ) =>
+              new Api.BatchEstimateItem({
+                video_id: video,
+                status,
+                estimated_credits: credits,
+                duration_minutes: minutes,
+                error
+              })
+            if (owned.has(video)) return priced.set(video, item("owned", 0, null, null))
+            const details = yield* Effect.either(platform.video(video))
+            if (Either.isLeft(details)) {
+              return priced.set(video, item("failed", 0, null, fromPlatformError(details.left).message))
+            }
+            const track = Captions.chooseTrack(details.right.captionTracks, {
+              mode: resolved.humanCaptionsOnly ? "human_captions_only" : resolved.mode,
+              language: request.language,
+              originalLanguage: details.right.originalLanguage
+            })
+            const step = Mode.decideStep(resolved, Option.isSome(track))
+            if (step === "serve_captions") return priced.set(video, item("captions", 1, null, null))
+            if (step === "no_captions")
+              return priced.set(video, item("no_captions", 0, null, "no captions in this mode"))
+            const quote = Pricing.estimate({
+              durationSeconds: details.right.durationSeconds,
+              addOns: asr.billable
+            })
+            if (quote.exceeds_max_duration) {
+              return priced.set(
+                video,
+                item(
+                  "failed",
+                  0,
+                  quote.duration_minutes,
+                  `longer than the ${quote.max_duration_minutes} minutes ASR takes`
+                )
+              )
+            }
+            return priced.set(
+              video,
+              item(
+                step === "start_asr" ? "asr" : "requires_asr_confirmation",
+                step === "start_asr" ? quote.estimated_credits : 0,
+                quote.duration_minutes,
+                null
+              )
+            )
+          }),
+        { concurrency: 8, discard: true }
+      )
+      const seen = new Set<string>()
+      const items = parsed.map((p) => {
+        if (Either.isLeft(p.id)) {
+          return new Api.BatchEstimateItem({
+            video_id: p.reference,
+            status: "failed",
+            estimated_credits: 0,
+            duration_minutes: null,
+            error: `${p.reference} names no video: ${p.id.left.reason}`
+          })
+        }
+        const found =
+          priced.get(p.id.right) ??
+          new Api.BatchEstimateItem({
+            video_id: p.id.right,
+            status: "failed",
+            estimated_credits: 0,
+            duration_minutes: null,
+            error: "not priced"
+          })
+        // A video named again is served as owned by then.
+        if (seen.has(p.id.right) && found.estimated_credits > 0) {
+          return new Api.BatchEstimateItem({ ...found, status: "owned", estimated_credits: 0 })
+        }
+        seen.add(p.id.right)
+        return found
+      })
+      const sum = (status: ReadonlyArray<string>) =>
+        items.filter((i) => status.includes(i.status)).reduce((n, i) => n + i.estimated_credits, 0)
+      return new Api.BatchEstimate({
+        total,
+        estimated_credits: sum(["captions", "asr"]),
+        caption_credits: sum(["captions"]),
+        asr_credits: sum(["asr"]),
+        needs_asr: items.filter((i) => i.status === "asr" || i.status === "requires_asr_confirmation").length,
+        items
+      })
+    }).pipe(Effect.withSpan("verbatim.batch.estimate"))
+
+  const create = (account: Account, request: Api.BatchRequest) =>
+    Effect.gen(function* () {
+      const total = request.video_ids.length
+      const { resolved } = yield* checkRequest(account, request)
+      // The batch's own webhook (its completion) is used whenever it is sent.
+      if (request.webhook_url !== undefined) {
+        yield* checkWebhookUrl(request.webhook_url, allowList).pipe(
+          Effect.provideService(AddressResolver, resolver)
+        )
+      }
+      const now = yield* DateTime.now
+      const id = (yield* secrets.uuid) as Ids.BatchId
+      const requestId = (yield* secrets.uuid) as Ids.RequestId
+      const items: Array<BatchItem> = []
+      for (const [position, reference] of request.video_ids.entries()) {
+        const parsed = Reference.parseVideo(reference)
+        items.push({
+          position,
+          requestId: (yield* secrets.uuid) as Ids.RequestId,
+          jobId: (yield* secrets.uuid) as Ids.JobId,
+          videoId: Either.getOrElse(parsed, () => reference),
+          error: Either.isLeft(parsed) ? `${reference} names no video: ${parsed.left.reason}` : null,
+          done: Either.isLeft(parsed)
+        })
+      }
+      // The known cost: captions of every distinct video not owned yet (speech recognition is
+      // quoted when it starts, and needs its own credits then).
+      if (resolved.mode !== "speech_to_text_only") {
+        const videos = [...new Set(items.filter((item) => item.error === null).map((item) => item.videoId))]
+        const owned = yield* batches.ownedVideos(account.id, videos)
+        const required = videos.filter((video) => !owned.has(video)).length
+        if (request.max_credits !== undefined && required > request.max_credits) {
+          return yield* Effect.fail(
+            Errors.apiError(
+              "payment_required",
+              `this batch needs up to ${required} credits for captions, more than max_credits (${request.max_credits})`,
+              { required, max_credits: request.max_credits }
+            )
+          )
+        }
+        const balance = yield* ledger.balance(account.id)
+        if (balance < required) {
+          return yield* Effect.fail(
+            Errors.apiError(
+              "payment_required",
+              `this batch needs up to ${required} credits for captions and the balance is ${balance}`,
+              { required, balance }
+            )
+          )
+        }
+      }
+      const settings = {
+        ...(request.language === undefined ? {} : { language: request.language }),
+        // A batch without webhook_url runs captions_only when ASR was only the account default.
+        ...(resolved.downgradedFrom !== undefined
+          ? { mode: "captions_only" as const }
+          : {
+              ...(request.mode === undefined ? {} : { mode: request.mode }),
+              ...(request.source === undefined ? {} : { source: request.source }),
+              ...(request.allow_asr === undefined ? {} : { allow_asr: request.allow_asr })
+            }),
+        format: request.format,
+        asr_options: Schema.encodeSync(Asr.AsrOptions)(request.asr_options),
+        ...(request.webhook_url === undefined ? {} : { webhook_url: request.webhook_url })
+      }
+      const batch: BatchRecord = {
+        id,
+        accountId: account.id,
+        requestId,
+        status: "processing",
+        request: settings,
+        total,
+        webhookUrl: request.webhook_url ?? null,
+        webhookDeliveryId: null,
+        fetchesAfterFinish: 0,
+        fetchWindowStartedAt: null,
+        createdAt: now,
+        startedAt: null,
+        completedAt: null
+      }
+      yield* batches.insert(batch, items)
+      yield* queue
+        .offer(
+          items
+            .filter((item) => !item.done)
+            .map((item) => ({
+              lane: batchItemLane,
+              id: itemKey(id, item.position),
+              accountId: account.id
+            }))
+        )
+        .pipe(
+          Effect.catchAll((error) =>
+            Effect.logWarning("could not offer batch items; the reconciler will", error)
+          )
+        )
+      return new Api.BatchProcessing({
+        batch_id: id,
+        status: "processing",
+        results: [],
+        summary: new Api.BatchSummary({ total, succeeded: 0, failed: 0, processing: total }),
+        credits_used: 0,
+        poll_url: pollUrl(id),
+        webhook_delivered: false,
+        webhook_failed: false,
+        webhook_attempts: 0,
+        created_at: now,
+        started_at: null,
+        completed_at: null
+      })
+    }).pipe(Effect.withSpan("verbatim.batch.create"))
+
+  /** Finishes a batch whose items all ended: its status, and its webhook in the outbox, in one transaction. */
+  const finish = (accountId: Ids.AccountId, id: Ids.BatchId) =>
+    tx
+      .transaction(
+        Effect.gen(function* () {
+          const found = yield* batches.view(accountId, id)
+          if (Option.isNone(found) || found.value.batch.status !== "processing") return Option.none<string>()
+          const view = found.value
+          const summary = summarize(view.items)
+          if (summary.processing > 0) return Option.none<string>()
+          const at = yield* DateTime.now
+          const status = finalStatus(summary)
+          const finished: BatchView = {
+            ...view,
+            batch: { ...view.batch, status, completedAt: at, startedAt: view.batch.startedAt ?? at }
+          }
+          let deliveryId: string | null = null
+          if (view.batch.webhookUrl !== null) {
+            const body = yield* response(finished, true)
+            const payload = yield* Effect.orDie(Schema.encode(Api.BatchResponse)(body))
+            deliveryId = yield* secrets.uuid
+            yield* deliveries.insert({
+              id: deliveryId,
+              accountId,
+              jobId: null,
+              event: `batch.${status}`,
+              url: view.batch.webhookUrl,
+              payload: JSON.stringify(payload),
+              at
+            })
+          }
+          const moved = yield* batches.finish(id, status, at, deliveryId)
+          return moved && deliveryId !== null ? Option.some(deliveryId) : Option.none<string>()
+        })
+      )
+      .pipe(
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.void,
+            onSome: (deliveryId) =>
+              queue
+                .offer([{ lane: webhookLane, id: deliveryId, accountId }])
+                .pipe(
+                  Effect.catchAll((error) => Effect.logWarning("could not offer a batch delivery", error))
+                )
+          })
+        )
+      )
+
+  const runItem = (id: string, owner: string, leaseMs: number) =>
+    Effect.gen(function* () {
+      const key = parseItemKey(id)
+      if (Option.isNone(key)) return yield* Effect.logWarning(`not a batch item: ${id}`)
+      const now = yield* DateTime.now
+      const claimed = yield* batches.claimItem({ ...key.value, owner, now, leaseMs })
+      if (Option.isNone(claimed)) return
+      const { batch, item } = claimed.value
+      const existing = yield* jobs.get(batch.accountId, item.jobId)
+      if (Option.isNone(existing)) {
+        const account = yield* accounts.get(batch.accountId)
+        if (Option.isNone(account)) return
+        const settings = batch.request
+        const request = yield* Schema.decodeUnknown(Api.TranscribeRequest)({
+          video: item.videoId,
+          ...(settings.language === undefined ? {} : { language: settings.language }),
+          ...(settings.mode === undefined ? {} : { mode: settings.mode }),
+          ...(settings.source === undefined ? {} : { source: settings.source }),
+          ...(settings.allow_asr === undefined ? {} : { allow_asr: settings.allow_asr }),
+          format: Schema.encodeSync(Api.FormatOptions)(settings.format),
+          asr_options: settings.asr_options,
+          ...(settings.webhook_url === undefined ? {} : { webhook_url: settings.webhook_url })
+        }).pipe(Effect.orDie)
+        // Every answer, refusals included, is recorded as the item's job by the use case.
+        yield* transcribe(account.value, request, {
+          jobId: item.jobId,
+          requestId: item.requestId,
+          noWebhook: true
+        }).pipe(Effect.catchTag("ApiError", () => Effect.void))
+      }
+      const done = yield* batches.itemDone(key.value.batchId, key.value.position, owner)
+      if (done) yield* finish(batch.accountId, batch.id)
+    }).pipe(
+      Effect.catchAllCause((cause) =>
+        Effect.logError(`batch item ${id} failed; the reconciler will run it again`, cause)
+      ),
+      Effect.withSpan("verbatim.batch.item", { attributes: { "batch.item": id } })
+    )
+
+  const reconcile = Effect.gen(function* () {
+    const now = yield* DateTime.now
+    const pending = yield* batches.pending(now, 2000)
+    if (pending.length > 0) {
+      yield* queue.offer(
+        pending.map((item) => ({
+          lane: batchItemLane,
+          id: itemKey(item.batchId, item.position),
+          accountId: item.accountId
+        }))
+      )
+    }
+    for (const batch of yield* batches.finishable(100)) yield* finish(batch.accountId, batch.id)
+    return pending.length
+  }).pipe(
+    Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("reconciling batches failed", cause), 0))
+  )
+
+  const get = (account: Account, id: Ids.BatchId) =>
+    Effect.gen(function* () {
+      const found = yield* batches.view(account.id, id)
+      if (Option.isNone(found)) return yield* Effect.fail(notFound(`batch ${id}`, { batch_id: id }))
+      const view = found.value
+      if (view.batch.status !== "processing") {
+        const now = yield* DateTime.now
+        const count = yield* batches.countFetch(id, now)
+        if (count > maxFinishedFetches) {
+          const started = view.batch.fetchWindowStartedAt ?? now
+          const retryAfter = Math.max(
+            1,
+            Math.ceil(
+              (DateTime.toEpochMillis(started) +
+                Duration.toMillis(fetchWindow) -
+                DateTime.toEpochMillis(now)) /
+                1000
+            )
+          )
+          return yield* Effect.fail(
+            Errors.apiError(
+              "rate_limit_exceeded",
+              `batch ${id} was fetched ${maxFinishedFetches} times in 24 hours since it finished: retry after ${retryAfter} s`,
+              { retry_after_seconds: retryAfter, batch_id: id }
+            )
+          )
+        }
+      }
+      return yield* response(view, true)
+    }).pipe(Effect.withSpan("verbatim.batch.get"))
+
+  return BatchWork.of({ create, estimate, get, runItem, reconcile })
+})
+
+export const BatchWorkLive = Layer.effect(BatchWork, makeBatchWork)
+
+export interface BatchWorkerSettings {
+  /** This process's name in leases. */
+  readonly owner: string
+  /** Items run at once by this process. */
+  readonly concurrency: number
+  /** How long an item is held by a worker that stopped answering. */
+  readonly leaseMs: number
+  readonly reconcileEveryMs: number
+}
+
+/**
+ * Runs batch items from the `batch.item` lane and reconciles batches on a schedule while the scope
+ * is open (beside the `Worker` of jobs, in every process that runs work).
+ */
+export const runBatchWork = (settings: BatchWorkerSettings) =>
+  Effect.gen(function* () {
+    const work = yield* BatchWork
+    const queue = yield* WorkQueue
+    yield* queue.consume(batchItemLane, { concurrency: settings.concurrency }, (item) =>
+      Effect.interruptible(work.runItem(item.id, settings.owner, settings.leaseMs))
+    )
+    yield* Effect.forkScoped(
+      work.reconcile.pipe(Effect.repeat(Schedule.spaced(Duration.millis(settings.reconcileEveryMs))))
+    )
+  })

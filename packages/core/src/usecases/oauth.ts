@@ -1,0 +1,491 @@
+/**
+ * The authorization server that signs hosted assistants in (the MCP authorization spec, OAuth 2.1):
+ * dynamic client registration, the authorization code with PKCE S256 (a person signs in on the
+ * consent page with one of their API keys), short-lived access tokens, rotating refresh tokens,
+ * revocation, and the access tokens' accounts for the resource server.
+ *
+ * - Every secret is random (`Secrets.newApiKey`'s 256 bits) with a prefix of its own (`vbo_cs_`
+ *   client secrets, `vbo_ac_` codes, `vbo_at_` access tokens, `vbo_rt_` refresh tokens) and is
+ *   stored as its hash only.
+ * - Codes live 10 minutes and are taken once; a code must come back with the client, the
+ *   redirect URI and the PKCE verifier it was issued for.
+ * - Access tokens live an hour; refresh tokens 30 days and are rotated: each works once. A refresh
+ *   token presented again (stolen, or replayed) revokes its whole grant.
+ * - Revoking a token revokes its grant (every token of that sign-in); the admin command revokes
+ *   grants and clients.
+ */
+import { Errors, type Ids } from "@verbatim/domain"
+import { Context, Data, DateTime, Duration, Effect, Layer, Option } from "effect"
+import type { PersistenceError } from "../errors.js"
+import type { Account } from "../ports/accounts.js"
+import { Accounts } from "../ports/accounts.js"
+import { ServiceUrl } from "../ports/batches.js"
+import { type OAuthClientRecord, OAuthStore, type OAuthTokenRecord, PkceHash } from "../ports/oauth.js"
+import { Secrets } from "../ports/secrets.js"
+import { Access } from "./tags.js"
+
+export const oauthPrefixes = {
+  clientSecret: "vbo_cs_",
+  code: "vbo_ac_",
+  accessToken: "vbo_at_",
+  refreshToken: "vbo_rt_"
+} as const
+
+export const oauthLifetimes = {
+  code: Duration.minutes(10),
+  accessToken: Duration.hours(1),
+  refreshToken: Duration.days(30)
+} as const
+
+/** Whether a bearer token is an OAuth access token (anything else is taken for an API key). */
+export const isAccessToken = (token: string): boolean => token.startsWith(oauthPrefixes.accessToken)
+
+/** An OAuth error answer (RFC 6749 §5.2, RFC 7591 §3.2.2): its code, text and HTTP status. */
+export class OAuthError extends Data.TaggedError("OAuthError")<{
+  readonly error:
+    | "invalid_request"
+    | "invalid_client"
+    | "invalid_grant"
+    | "unauthorized_client"
+    | "unsupported_grant_type"
+    | "unsupported_response_type"
+    | "invalid_scope"
+    | "invalid_target"
+    | "invalid_client_metadata"
+    | "invalid_redirect_uri"
+    | "access_denied"
+  readonly description: string
+  readonly status: 400 | 401
+}> {}
+
+const oauthError = (error: OAuthError["error"], description: string, status: 400 | 401 = 400) =>
+  new OAuthError({ error, description, status })
+
+export interface ClientRegistration {
+  readonly redirect_uris: ReadonlyArray<string>
+  readonly client_name?: string | undefined
+  readonly token_endpoint_auth_method?: string | undefined
+  readonly grant_types?: ReadonlyArray<string> | undefined
+  readonly response_types?: ReadonlyArray<string> | undefined
+}
+
+export interface RegisteredClient {
+  readonly client_id: string
+  readonly client_secret?: string
+  readonly client_id_issued_at: number
+  readonly client_secret_expires_at?: number
+  readonly client_name: string
+  readonly redirect_uris: ReadonlyArray<string>
+  readonly token_endpoint_auth_method: "none" | "client_secret_post" | "client_secret_basic"
+  readonly grant_types: ReadonlyArray<string>
+  readonly response_types: ReadonlyArray<string>
+}
+
+/** The parameters of an authorization request (`GET /oauth/authorize`, kept in the consent form). */
+export interface AuthorizationRequest {
+  readonly response_type?: string | undefined
+  readonly client_id?: string | undefined
+  readonly redirect_uri?: string | undefined
+  readonly code_challenge?: string | undefined
+  readonly code_challenge_method?: string | undefined
+  readonly state?: string | undefined
+  readonly scope?: string | undefined
+  readonly resource?: string | undefined
+}
+
+/** A checked authorization request: its client and where the answer goes. */
+export interface CheckedAuthorization {
+  readonly client: OAuthClientRecord
+  readonly redirectUri: string
+  readonly codeChallenge: string
+  readonly state: string | undefined
+  readonly scope: string | null
+  readonly resource: string | null
+}
+
+/** The token endpoint's form, with the client's credentials wherever they came from. */
+export interface TokenRequest {
+  readonly grant_type?: string | undefined
+  readonly code?: string | undefined
+  readonly redirect_uri?: string | undefined
+  readonly code_verifier?: string | undefined
+  readonly refresh_token?: string | undefined
+  readonly client_id?: string | undefined
+  readonly client_secret?: string | undefined
+  readonly resource?: string | undefined
+}
+
+export interface TokenResponse {
+  readonly access_token: string
+  readonly token_type: "Bearer"
+  readonly expires_in: number
+  readonly refresh_token: string
+  readonly scope?: string
+}
+
+export interface OAuthServerService {
+  readonly register: (
+    request: ClientRegistration
+  ) => Effect.Effect<RegisteredClient, OAuthError | PersistenceError>
+  /**
+   * Checks an authorization request. An unknown client or a redirect URI it did not register is
+   * `redirect: false` (shown on the page, never sent to the URI); other faults go back to the client.
+   */
+  readonly checkAuthorization: (
+    request: AuthorizationRequest
+  ) => Effect.Effect<
+    CheckedAuthorization,
+    { readonly redirect: boolean; readonly error: OAuthError } | PersistenceError
+  >
+  /** The account behind an API key typed on the consent page. */
+  readonly signIn: (apiKey: string) => Effect.Effect<Account, Errors.ApiError | PersistenceError>
+  /** Issues a code for the account: the redirect URI with `code` and `state`. */
+  readonly approve: (
+    account: Account,
+    checked: CheckedAuthorization
+  ) => Effect.Effect<string, PersistenceError>
+  readonly token: (request: TokenRequest) => Effect.Effect<TokenResponse, OAuthError | PersistenceError>
+  /** RFC 7009: revokes the grant of a token; unknown tokens are fine (200 all the same). */
+  readonly revoke: (token: string) => Effect.Effect<void, PersistenceError>
+  /** The account of a live access token (`invalid_api_key` otherwise, as the API answers). */
+  readonly authenticate: (accessToken: string) => Effect.Effect<Account, Errors.ApiError | PersistenceError>
+}
+
+export class OAuthServer extends Context.Tag("@verbatim/core/OAuthServer")<
+  OAuthServer,
+  OAuthServerService
+>() {}
+
+const forbiddenSchemes = new Set(["javascript:", "data:", "file:", "vbscript:", "blob:"])
+const loopback = new Set(["localhost", "127.0.0.1", "[::1]"])
+
+/** A redirect URI a client may register: absolute, no fragment, https or loopback http or an app's own scheme. */
+export const redirectUriProblem = (uri: string): Option.Option<string> => {
+  let url: URL
+  try {
+    url = new URL(uri)
+  } catch {
+    return Option.some(`${uri} is not an absolute URI`)
+  }
+  if (url.hash !== "") return Option.some(`${uri} has a fragment`)
+  if (forbiddenSchemes.has(url.protocol)) return Option.some(`${uri} uses a forbidden scheme`)
+  if (url.protocol === "http:" && !loopback.has(url.hostname)) {
+    return Option.some(`${uri} must use https (http only on localhost)`)
+  }
+  return Option.none()
+}
+
+const pkceChallenge = /^[A-Za-z0-9_-]{43}$/
+const pkceVerifier = /^[A-Za-z0-9._~-]{43,128}$/
+
+const invalidToken = (why: string) =>
+  Errors.apiError("invalid_api_key", `Missing or invalid access token: ${why}`)
+
+export const OAuthServerLive = Layer.effect(
+  OAuthServer,
+  Effect.gen(function* () {
+    const store = yield* OAuthStore
+    const secrets = yield* Secrets
+    const accounts = yield* Accounts
+    const access = yield* Access
+    const s256 = yield* PkceHash
+    const serviceUrl = (yield* ServiceUrl).replace(/\/+$/, "")
+
+    const fresh = (prefix: string) =>
+      Effect.map(secrets.newApiKey, (key) => `${prefix}${key.slice(key.indexOf("_") + 1)}`)
+    const hash = secrets.hashApiKey
+
+    const resourceProblem = (resource: string | undefined): Option.Option<OAuthError> => {
+      if (resource === undefined || resource === "") return Option.none()
+      let url: URL
+      try {
+        url = new URL(resource)
+      } catch {
+        return Option.some(oauthError("invalid_target", "resource must be an absolute URI"))
+      }
+      return url.origin === new URL(serviceUrl).origin
+        ? Option.none()
+        : Option.some(oauthError("invalid_target", `resource must be on ${serviceUrl}`))
+    }
+
+    const register: OAuthServerService["register"] = (request) =>
+      Effect.gen(function* () {
+        if (!Array.isArray(request.redirect_uris) || request.redirect_uris.length === 0) {
+          return yield* oauthError("invalid_redirect_uri", "redirect_uris must list at least one URI")
+        }
+        if (request.redirect_uris.length > 10) {
+          return yield* oauthError("invalid_redirect_uri", "at most 10 redirect_uris")
+        }
+        for (const uri of request.redirect_uris) {
+          if (typeof uri !== "string" || uri.length > 2000) {
+            return yield* oauthError(
+              "invalid_redirect_uri",
+              "every redirect URI is a string of at most 2000 characters"
+            )
+          }
+          const problem = redirectUriProblem(uri)
+          if (Option.isSome(problem)) return yield* oauthError("invalid_redirect_uri", problem.value)
+        }
+        const method = request.token_endpoint_auth_method ?? "client_secret_basic"
+        if (method !== "none" && method !== "client_secret_post" && method !== "client_secret_basic") {
+          return yield* oauthError(
+            "invalid_client_metadata",
+            "token_endpoint_auth_method must be none, client_secret_post or client_secret_basic"
+          )
+        }
+        for (const list of [request.grant_types, request.response_types]) {
+          if (list !== undefined && !Array.isArray(list)) {
+            return yield* oauthError("invalid_client_metadata", "grant_types and response_types are arrays")
+          }
+        }
+        for (const grant of request.grant_types ?? []) {
+          if (grant !== "authorization_code" && grant !== "refresh_token") {
+            return yield* oauthError("invalid_client_metadata", `grant type ${grant} is not offered`)
+          }
+        }
+        for (const type of request.response_types ?? []) {
+          if (type !== "code")
+            return yield* oauthError("invalid_client_metadata", `response type ${type} is not offered`)
+        }
+        const name = (typeof request.client_name === "string" ? request.client_name.trim() : "").slice(0, 100)
+        const now = yield* DateTime.now
+        const id = yield* secrets.uuid
+        const secret = method === "none" ? undefined : yield* fresh(oauthPrefixes.clientSecret)
+        yield* store.saveClient({
+          id,
+          secretHash: secret === undefined ? null : yield* hash(secret),
+          name: name === "" ? "An MCP client" : name,
+          redirectUris: request.redirect_uris,
+          createdAt: now
+        })
+        return {
+          client_id: id,
+          ...(secret === undefined ? {} : { client_secret: secret, client_secret_expires_at: 0 }),
+          client_id_issued_at: Math.floor(DateTime.toEpochMillis(now) / 1000),
+          client_name: name === "" ? "An MCP client" : name,
+          redirect_uris: request.redirect_uris,
+          token_endpoint_auth_method: method,
+          grant_types: ["authorization_code", "refresh_token"],
+          response_types: ["code"]
+        } satisfies RegisteredClient
+      }).pipe(Effect.withSpan("verbatim.oauth.register"))
+
+    const checkAuthorization: OAuthServerService["checkAuthorization"] = (request) =>
+      Effect.gen(function* () {
+        const page = (error: OAuthError) => Effect.fail({ redirect: false, error })
+        const back = (error: OAuthError) => Effect.fail({ redirect: true, error })
+        if (request.client_id === undefined || request.client_id === "") {
+          return yield* page(oauthError("invalid_request", "client_id is missing"))
+        }
+        const found = /^[0-9a-f-]{36}$/i.test(request.client_id)
+          ? yield* store.client(request.client_id)
+          : Option.none()
+        if (Option.isNone(found))
+          return yield* page(oauthError("invalid_client", "this client is not registered"))
+        const client = found.value
+        const redirectUri =
+          request.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined)
+        if (redirectUri === undefined || !client.redirectUris.includes(redirectUri)) {
+          return yield* page(oauthError("invalid_request", "redirect_uri is not one this client registered"))
+        }
+        if (request.response_type !== "code") {
+          return yield* back(oauthError("unsupported_response_type", "response_type must be code"))
+        }
+        if (request.code_challenge_method !== "S256" || !pkceChallenge.test(request.code_challenge ?? "")) {
+          return yield* back(
+            oauthError(
+              "invalid_request",
+              "PKCE is required: code_challenge (base64url SHA-256) with code_challenge_method S256"
+            )
+          )
+        }
+        const target = resourceProblem(request.resource)
+        if (Option.isSome(target)) return yield* back(target.value)
+        return {
+          client,
+          redirectUri,
+          codeChallenge: request.code_challenge as string,
+          state: request.state,
+          scope: request.scope ?? null,
+          resource: request.resource ?? null
+        }
+      })
+
+    const approve: OAuthServerService["approve"] = (account, checked) =>
+      Effect.gen(function* () {
+        const code = yield* fresh(oauthPrefixes.code)
+        const now = yield* DateTime.now
+        yield* store.saveCode({
+          codeHash: yield* hash(code),
+          clientId: checked.client.id,
+          accountId: account.id,
+          redirectUri: checked.redirectUri,
+          codeChallenge: checked.codeChallenge,
+          resource: checked.resource,
+          scope: checked.scope,
+          expiresAt: DateTime.addDuration(now, oauthLifetimes.code)
+        })
+        const url = new URL(checked.redirectUri)
+        url.searchParams.set("code", code)
+        if (checked.state !== undefined) url.searchParams.set("state", checked.state)
+        url.searchParams.set("iss", serviceUrl)
+        return url.toString()
+      }).pipe(Effect.withSpan("verbatim.oauth.approve"))
+
+    /** The client of a token request, its secret checked when it has one. */
+    const authenticateClient = (request: TokenRequest) =>
+      Effect.gen(function* () {
+        const unknown = oauthError("invalid_client", "client authentication failed", 401)
+        if (request.client_id === undefined || !/^[0-9a-f-]{36}$/i.test(request.client_id))
+          return yield* unknown
+        const found = yield* store.client(request.client_id)
+        if (Option.isNone(found)) return yield* unknown
+        const client = found.value
+        if (client.secretHash !== null) {
+          if (request.client_secret === undefined) return yield* unknown
+          if ((yield* hash(request.client_secret)) !== client.secretHash) return yield* unknown
+        }
+        return client
+      })
+
+    const issue = (grantId: string, resource: string | null, scope: string | null) =>
+      Effect.gen(function* () {
+        const now = yield* DateTime.now
+        const accessToken = yield* fresh(oauthPrefixes.accessToken)
+        const refreshToken = yield* fresh(oauthPrefixes.refreshToken)
+        yield* store.saveToken({
+          tokenHash: yield* hash(accessToken),
+          kind: "access",
+          grantId,
+          resource,
+          scope,
+          createdAt: now,
+          expiresAt: DateTime.addDuration(now, oauthLifetimes.accessToken)
+        })
+        yield* store.saveToken({
+          tokenHash: yield* hash(refreshToken),
+          kind: "refresh",
+          grantId,
+          resource,
+          scope,
+          createdAt: now,
+          expiresAt: DateTime.addDuration(now, oauthLifetimes.refreshToken)
+        })
+        return {
+          access_token: accessToken,
+          token_type: "Bearer" as const,
+          expires_in: Math.round(Duration.toSeconds(oauthLifetimes.accessToken)),
+          refresh_token: refreshToken,
+          ...(scope === null ? {} : { scope })
+        }
+      })
+
+    const live = (token: OAuthTokenRecord, now: DateTime.Utc) =>
+      token.revokedAt === null && DateTime.lessThan(now, token.expiresAt)
+
+    const token: OAuthServerService["token"] = (request) =>
+      Effect.gen(function* () {
+        const client = yield* authenticateClient(request)
+        const now = yield* DateTime.now
+        const badGrant = (why: string) => oauthError("invalid_grant", why)
+        if (request.grant_type === "authorization_code") {
+          if (request.code === undefined || request.code_verifier === undefined) {
+            return yield* oauthError("invalid_request", "code and code_verifier are required")
+          }
+          const taken = yield* store.takeCode(yield* hash(request.code))
+          if (Option.isNone(taken)) return yield* badGrant("the code is unknown, used or expired")
+          const code = taken.value
+          if (code.clientId !== client.id) return yield* badGrant("the code was issued to another client")
+          if (!DateTime.lessThan(now, code.expiresAt)) return yield* badGrant("the code expired")
+          if ((request.redirect_uri ?? code.redirectUri) !== code.redirectUri) {
+            return yield* badGrant("redirect_uri differs from the authorization request's")
+          }
+          if (
+            !pkceVerifier.test(request.code_verifier) ||
+            (yield* s256(request.code_verifier)) !== code.codeChallenge
+          ) {
+            return yield* badGrant("the code_verifier does not match the code_challenge")
+          }
+          if (
+            request.resource !== undefined &&
+            code.resource !== null &&
+            request.resource !== code.resource
+          ) {
+            return yield* oauthError("invalid_target", "resource differs from the authorization request's")
+          }
+          const grantId = yield* secrets.uuid
+          yield* store.saveGrant({
+            id: grantId,
+            clientId: client.id,
+            accountId: code.accountId,
+            createdAt: now
+          })
+          return yield* issue(grantId, code.resource, code.scope)
+        }
+        if (request.grant_type === "refresh_token") {
+          if (request.refresh_token === undefined)
+            return yield* oauthError("invalid_request", "refresh_token is required")
+          const found = yield* store.token(yield* hash(request.refresh_token))
+          if (Option.isNone(found) || found.value.kind !== "refresh")
+            return yield* badGrant("unknown refresh token")
+          const refresh = found.value
+          if (refresh.clientId !== client.id)
+            return yield* badGrant("the refresh token was issued to another client")
+          if (!live(refresh, now)) return yield* badGrant("the refresh token expired or was revoked")
+          const first = refresh.usedAt === null && (yield* store.useRefreshToken(refresh.tokenHash, now))
+          if (!first) {
+            // Presented again after rotation: someone else holds it. End the whole sign-in.
+            yield* store.revokeGrant(refresh.grantId, now)
+            yield* Effect.logWarning("a used refresh token came back: its grant is revoked")
+            return yield* badGrant("the refresh token was already used; sign in again")
+          }
+          return yield* issue(refresh.grantId, refresh.resource, refresh.scope)
+        }
+        return yield* oauthError(
+          "unsupported_grant_type",
+          "grant_type must be authorization_code or refresh_token"
+        )
+      }).pipe(Effect.withSpan("verbatim.oauth.token"))
+
+    const revoke: OAuthServerService["revoke"] = (value) =>
+      Effect.gen(function* () {
+        const found = yield* store.token(yield* hash(value))
+        if (Option.isSome(found)) yield* store.revokeGrant(found.value.grantId, yield* DateTime.now)
+      }).pipe(Effect.withSpan("verbatim.oauth.revoke"))
+
+    const authenticate: OAuthServerService["authenticate"] = (value) =>
+      Effect.gen(function* () {
+        const found = yield* store.token(yield* hash(value))
+        if (Option.isNone(found) || found.value.kind !== "access") return yield* invalidToken("unknown token")
+        if (!live(found.value, yield* DateTime.now))
+          return yield* invalidToken("the token expired or was revoked")
+        const account = yield* accounts.get(found.value.accountId)
+        return yield* Option.match(account, {
+          onNone: () => invalidToken("its account is gone"),
+          onSome: Effect.succeed
+        })
+      })
+
+    return OAuthServer.of({
+      register,
+      checkAuthorization,
+      signIn: (key) => access.authenticate(key),
+      approve,
+      token,
+      revoke,
+      authenticate
+    })
+  })
+)
+
+/** The admin's view of the sign-ins: list and revoke grants, or every grant of a client. */
+export const listGrants = (options: {
+  readonly accountId?: Ids.AccountId | undefined
+  readonly all: boolean
+}) => Effect.flatMap(OAuthStore, (store) => store.grants(options))
+
+export const revokeGrant = (id: string) =>
+  Effect.flatMap(OAuthStore, (store) => Effect.flatMap(DateTime.now, (now) => store.revokeGrant(id, now)))
+
+export const revokeClient = (id: string) =>
+  Effect.flatMap(OAuthStore, (store) => Effect.flatMap(DateTime.now, (now) => store.revokeClient(id, now)))

@@ -1,0 +1,263 @@
+/**
+ * The `Batches` port on SQL. A batch and its items are written in one transaction (the items in one
+ * statement, from a JSON array); items are taken with a conditional `UPDATE` (not done, lease free or
+ * expired) and marked done only by their lease's owner; a batch moves from `processing` once. The
+ * view reads the batch, its items by position and their jobs in three statements.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import {
+  Batches,
+  type BatchItem,
+  type BatchItemView,
+  BatchRecord,
+  DeliveryStatus,
+  TranscriptRecord
+} from "@verbatim/core"
+import { Ids } from "@verbatim/domain"
+import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { Timestamp } from "./columns.js"
+import { operation } from "./failure.js"
+import { JobRow } from "./jobs.js"
+
+/** A `batches` row: the record, with its dates as the driver returns them. */
+const BatchRow = Schema.Struct({
+  ...BatchRecord.fields,
+  fetchWindowStartedAt: Schema.NullOr(Timestamp),
+  createdAt: Timestamp,
+  startedAt: Schema.NullOr(Timestamp),
+  completedAt: Schema.NullOr(Timestamp)
+})
+
+const ItemRow = Schema.Struct({
+  position: Schema.NonNegativeInt,
+  requestId: Ids.RequestId,
+  videoId: Schema.String,
+  jobId: Ids.JobId,
+  error: Schema.NullOr(Schema.String),
+  done: Schema.Boolean
+})
+
+const RecordRow = Schema.Struct({ ...TranscriptRecord.fields, createdAt: Timestamp })
+
+const BatchKey = Schema.Struct({ batchId: Ids.BatchId, position: Schema.NonNegativeInt })
+
+/** Builds the repository over the `SqlClient` in context. */
+export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const columns = sql.literal(`id, account_id, request_id, status, request, total, webhook_url,
+    webhook_delivery_id, fetches_after_finish, fetch_window_started_at, created_at, started_at, completed_at`)
+  const jobColumns = sql.literal(`id, account_id, request_id, kind, video_id, video_title, language, source,
+    mode, status, error, credits_used, transcript_id, payload, webhook_url, attempts, lease_owner,
+    lease_expires_at, next_run_at, created_at, started_at, completed_at`)
+  const transcriptColumns = sql.literal(`id, account_id, video_id, video_title, language, source_kind, status,
+    word_count, segment_count, duration_seconds, credits_used, created_at, channel_id, text, segments,
+    has_timestamps, summary, mind_map, asr_intelligence`)
+
+  const insertBatch = SqlSchema.void({
+    Request: BatchRow,
+    execute: (b) =>
+      sql`INSERT INTO batches (id, account_id, request_id, status, request, total, webhook_url,
+          webhook_delivery_id, fetches_after_finish, fetch_window_started_at, created_at, started_at, completed_at)
+        VALUES (${b.id}, ${b.accountId}, ${b.requestId}, ${b.status}, ${JSON.stringify(b.request)}::jsonb,
+          ${b.total}, ${b.webhookUrl}, ${b.webhookDeliveryId}, ${b.fetchesAfterFinish},
+          ${b.fetchWindowStartedAt}, ${b.createdAt}, ${b.startedAt}, ${b.completedAt})`
+  })
+
+  const insertItems = (batchId: Ids.BatchId, items: ReadonlyArray<BatchItem>) =>
+    sql`INSERT INTO batch_items (batch_id, position, request_id, video_id, job_id, error, done)
+      SELECT ${batchId}, x.position, x.request_id, x.video_id, x.job_id, x.error, x.done
+      FROM jsonb_to_recordset(${JSON.stringify(
+        items.map((item) => ({
+          position: item.position,
+          request_id: item.requestId,
+          video_id: item.videoId,
+          job_id: item.jobId,
+          error: item.error,
+          done: item.done
+        }))
+      )}::jsonb) AS x(position integer, request_id uuid, video_id text, job_id uuid, error text, done boolean)`
+
+  const findBatch = SqlSchema.findOne({
+    Request: Schema.Struct({ accountId: Ids.AccountId, id: Ids.BatchId }),
+    Result: BatchRow,
+    execute: ({ accountId, id }) =>
+      sql`SELECT ${columns} FROM batches WHERE account_id = ${accountId} AND id = ${id}`
+  })
+
+  const itemsOf = SqlSchema.findAll({
+    Request: Ids.BatchId,
+    Result: ItemRow,
+    execute: (id) =>
+      sql`SELECT position, request_id, video_id, job_id, error, done FROM batch_items
+        WHERE batch_id = ${id} ORDER BY position`
+  })
+
+  const jobsOf = SqlSchema.findAll({
+    Request: Ids.BatchId,
+    Result: JobRow,
+    execute: (id) =>
+      sql`SELECT ${jobColumns} FROM jobs WHERE id IN (SELECT job_id FROM batch_items WHERE batch_id = ${id})`
+  })
+
+  const deliveryOf = SqlSchema.findOne({
+    Request: Schema.UUID,
+    Result: Schema.Struct({ status: DeliveryStatus, attempts: Schema.NonNegativeInt }),
+    execute: (id) => sql`SELECT status, attempts FROM webhook_deliveries WHERE id = ${id}`
+  })
+
+  const claimOne = SqlSchema.findOne({
+    Request: Schema.Struct({ ...BatchKey.fields, owner: Schema.String, now: Timestamp, until: Timestamp }),
+    Result: ItemRow,
+    execute: ({ batchId, position, owner, now, until }) =>
+      sql`UPDATE batch_items SET lease_owner = ${owner}, lease_expires_at = ${until}
+        WHERE batch_id = ${batchId} AND position = ${position} AND NOT done
+          AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+        RETURNING position, request_id, video_id, job_id, error, done`
+  })
+
+  const startBatch = SqlSchema.findOne({
+    Request: Schema.Struct({ id: Ids.BatchId, now: Timestamp }),
+    Result: BatchRow,
+    execute: ({ id, now }) =>
+      sql`UPDATE batches SET started_at = coalesce(started_at, ${now}) WHERE id = ${id} RETURNING ${columns}`
+  })
+
+  const doneOne = SqlSchema.findOne({
+    Request: Schema.Struct({ ...BatchKey.fields, owner: Schema.String }),
+    Result: Schema.Struct({ position: Schema.NonNegativeInt }),
+    execute: ({ batchId, position, owner }) =>
+      sql`UPDATE batch_items SET done = true, lease_owner = NULL, lease_expires_at = NULL
+        WHERE batch_id = ${batchId} AND position = ${position} AND lease_owner = ${owner} AND NOT done
+        RETURNING position`
+  })
+
+  const pendingAt = SqlSchema.findAll({
+    Request: Schema.Struct({ now: Timestamp, limit: Schema.Int }),
+    Result: Schema.Struct({
+      batchId: Ids.BatchId,
+      position: Schema.NonNegativeInt,
+      accountId: Ids.AccountId
+    }),
+    execute: ({ now, limit }) =>
+      sql`SELECT i.batch_id, i.position, b.account_id FROM batch_items i JOIN batches b ON b.id = i.batch_id
+        WHERE NOT i.done AND b.status = 'processing'
+          AND (i.lease_expires_at IS NULL OR i.lease_expires_at <= ${now})
+        ORDER BY b.created_at, i.position LIMIT ${limit}`
+  })
+
+  const finishableNow = SqlSchema.findAll({
+    Request: Schema.Int,
+    Result: Schema.Struct({ id: Ids.BatchId, accountId: Ids.AccountId }),
+    execute: (limit) =>
+      sql`SELECT b.id, b.account_id FROM batches b
+        WHERE b.status = 'processing' AND NOT EXISTS (
+          SELECT 1 FROM batch_items i LEFT JOIN jobs j ON j.id = i.job_id
+          WHERE i.batch_id = b.id AND (NOT i.done OR (i.error IS NULL AND j.status = 'processing')))
+        ORDER BY b.created_at LIMIT ${limit}`
+  })
+
+  const finishOne = SqlSchema.findOne({
+    Request: Schema.Struct({
+      id: Ids.BatchId,
+      status: Schema.Literal("completed", "partial", "failed"),
+      at: Timestamp,
+      deliveryId: Schema.NullOr(Schema.UUID)
+    }),
+    Result: Schema.Struct({ id: Ids.BatchId }),
+    execute: ({ id, status, at, deliveryId }) =>
+      sql`UPDATE batches SET status = ${status}, completed_at = ${at}, started_at = coalesce(started_at, ${at}),
+          webhook_delivery_id = ${deliveryId}
+        WHERE id = ${id} AND status = 'processing' RETURNING id`
+  })
+
+  const fetchOne = SqlSchema.single({
+    Request: Schema.Struct({ id: Ids.BatchId, now: Timestamp, windowStart: Timestamp }),
+    Result: Schema.Struct({ fetchesAfterFinish: Schema.NonNegativeInt }),
+    execute: ({ id, now, windowStart }) =>
+      sql`UPDATE batches SET
+          fetches_after_finish = CASE WHEN fetch_window_started_at IS NULL OR fetch_window_started_at <= ${windowStart}
+            THEN 1 ELSE fetches_after_finish + 1 END,
+          fetch_window_started_at = CASE WHEN fetch_window_started_at IS NULL OR fetch_window_started_at <= ${windowStart}
+            THEN ${now} ELSE fetch_window_started_at END
+        WHERE id = ${id} RETURNING fetches_after_finish`
+  })
+
+  const ownedOf = SqlSchema.findAll({
+    Request: Schema.Struct({ accountId: Ids.AccountId, videos: Schema.String }),
+    Result: Schema.Struct({ videoId: Schema.String }),
+    execute: ({ accountId, videos }) =>
+      sql`SELECT DISTINCT video_id FROM transcripts
+        WHERE account_id = ${accountId} AND video_id IN (SELECT jsonb_array_elements_text(${videos}::jsonb))`
+  })
+
+  const transcriptsById = SqlSchema.findAll({
+    Request: Schema.Struct({ accountId: Ids.AccountId, ids: Schema.String }),
+    Result: RecordRow,
+    execute: ({ accountId, ids }) =>
+      sql`SELECT ${transcriptColumns} FROM transcripts
+        WHERE account_id = ${accountId} AND id IN (SELECT (jsonb_array_elements_text(${ids}::jsonb))::uuid)`
+  })
+
+  return Batches.of({
+    insert: (batch, items) =>
+      sql
+        .withTransaction(Effect.zipRight(insertBatch(batch), insertItems(batch.id, items)))
+        .pipe(Effect.asVoid, operation("Batches.insert")),
+    view: (accountId, id) =>
+      Effect.gen(function* () {
+        const found = yield* findBatch({ accountId, id })
+        if (Option.isNone(found)) return Option.none()
+        const batch = found.value
+        const items = yield* itemsOf(id)
+        const jobs = new Map((yield* jobsOf(id)).map((job) => [job.id, job]))
+        const delivery =
+          batch.webhookDeliveryId === null ? Option.none() : yield* deliveryOf(batch.webhookDeliveryId)
+        return Option.some({
+          batch,
+          items: items.map((item): BatchItemView => ({ ...item, job: jobs.get(item.jobId) ?? null })),
+          delivery: Option.getOrNull(delivery)
+        })
+      }).pipe(operation("Batches.view")),
+    claimItem: ({ batchId, position, owner, now, leaseMs }) =>
+      Effect.gen(function* () {
+        const item = yield* claimOne({
+          batchId,
+          position,
+          owner,
+          now,
+          until: DateTime.add(now, { millis: leaseMs })
+        })
+        if (Option.isNone(item)) return Option.none()
+        const batch = yield* startBatch({ id: batchId, now })
+        return Option.map(batch, (b) => ({ batch: b, item: item.value }))
+      }).pipe(operation("Batches.claimItem")),
+    itemDone: (batchId, position, owner) =>
+      doneOne({ batchId, position, owner }).pipe(Effect.map(Option.isSome), operation("Batches.itemDone")),
+    pending: (now, limit) => pendingAt({ now, limit }).pipe(operation("Batches.pending")),
+    finishable: (limit) => finishableNow(limit).pipe(operation("Batches.finishable")),
+    finish: (id, status, at, deliveryId) =>
+      finishOne({ id, status, at, deliveryId }).pipe(Effect.map(Option.isSome), operation("Batches.finish")),
+    countFetch: (id, now) =>
+      fetchOne({ id, now, windowStart: DateTime.subtract(now, { hours: 24 }) }).pipe(
+        Effect.map((row) => row.fetchesAfterFinish),
+        operation("Batches.countFetch")
+      ),
+    ownedVideos: (accountId, videoIds) =>
+      (videoIds.length === 0
+        ? Effect.succeed([])
+        : ownedOf({ accountId, videos: JSON.stringify(videoIds) })
+      ).pipe(
+        Effect.map((rows) => new Set(rows.map((row) => row.videoId))),
+        operation("Batches.ownedVideos")
+      ),
+    transcriptsOf: (accountId, ids) =>
+      (ids.length === 0 ? Effect.succeed([]) : transcriptsById({ accountId, ids: JSON.stringify(ids) })).pipe(
+        Effect.map((rows) => new Map(rows.map((row) => [row.id as string, row]))),
+        operation("Batches.transcriptsOf")
+      )
+  })
+})
+
+/** `Batches` from the `SqlClient` in context. */
+export const layer: Layer.Layer<Batches, never, SqlClient.SqlClient> = Layer.effect(Batches, make)

@@ -1,0 +1,154 @@
+/**
+ * The `OAuthStore` port on SQL (tables of `0009_oauth`). A code is taken with one
+ * `DELETE ... RETURNING`, so it is exchanged once; a refresh token is marked used with one
+ * conditional `UPDATE`, so of two exchanges only one wins.
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlSchema from "@effect/sql/SqlSchema"
+import { type OAuthClientRecord, OAuthStore } from "@verbatim/core"
+import { Ids } from "@verbatim/domain"
+import { Effect, Layer, Schema } from "effect"
+import { Timestamp, toDate } from "./columns.js"
+import { operation } from "./failure.js"
+
+const ClientRow = Schema.Struct({
+  id: Schema.String,
+  secretHash: Schema.NullOr(Schema.String),
+  name: Schema.String,
+  redirectUris: Schema.Array(Schema.String),
+  createdAt: Timestamp
+})
+
+const CodeRow = Schema.Struct({
+  codeHash: Schema.String,
+  clientId: Schema.String,
+  accountId: Ids.AccountId,
+  redirectUri: Schema.String,
+  codeChallenge: Schema.String,
+  resource: Schema.NullOr(Schema.String),
+  scope: Schema.NullOr(Schema.String),
+  expiresAt: Timestamp
+})
+
+const TokenRow = Schema.Struct({
+  tokenHash: Schema.String,
+  kind: Schema.Literal("access", "refresh"),
+  grantId: Schema.String,
+  clientId: Schema.String,
+  accountId: Ids.AccountId,
+  resource: Schema.NullOr(Schema.String),
+  scope: Schema.NullOr(Schema.String),
+  expiresAt: Timestamp,
+  usedAt: Schema.NullOr(Timestamp),
+  revokedAt: Schema.NullOr(Timestamp)
+})
+
+const GrantRow = Schema.Struct({
+  id: Schema.String,
+  clientId: Schema.String,
+  clientName: Schema.String,
+  accountId: Ids.AccountId,
+  createdAt: Timestamp,
+  revokedAt: Schema.NullOr(Timestamp)
+})
+
+/** Builds the repository over the `SqlClient` in context. */
+export const make: Effect.Effect<OAuthStore["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const findClient = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: ClientRow,
+    execute: (id) =>
+      sql`SELECT id, secret_hash, name, redirect_uris, created_at FROM oauth_clients WHERE id = ${id}`
+  })
+
+  const takeCode = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: CodeRow,
+    execute: (hash) =>
+      sql`DELETE FROM oauth_codes WHERE code_hash = ${hash}
+      RETURNING code_hash, client_id, account_id, redirect_uri, code_challenge, resource, scope, expires_at`
+  })
+
+  const findToken = SqlSchema.findOne({
+    Request: Schema.String,
+    Result: TokenRow,
+    execute: (hash) =>
+      sql`SELECT t.token_hash, t.kind, t.grant_id, g.client_id, g.account_id, t.resource, t.scope,
+        t.expires_at, t.used_at, g.revoked_at
+      FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+      WHERE t.token_hash = ${hash}`
+  })
+
+  const listGrants = SqlSchema.findAll({
+    Request: Schema.Struct({ accountId: Schema.NullOr(Schema.String), all: Schema.Boolean }),
+    Result: GrantRow,
+    execute: ({ accountId, all }) =>
+      sql`SELECT g.id, g.client_id, c.name AS client_name, g.account_id, g.created_at, g.revoked_at
+      FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
+      WHERE (${accountId}::uuid IS NULL OR g.account_id = ${accountId}::uuid)
+        AND (${all} OR g.revoked_at IS NULL)
+      ORDER BY g.created_at DESC, g.id
+      LIMIT 1000`
+  })
+
+  return OAuthStore.of({
+    saveClient: (client: OAuthClientRecord) =>
+      sql`INSERT INTO oauth_clients (id, secret_hash, name, redirect_uris, created_at)
+      VALUES (${client.id}, ${client.secretHash}, ${client.name}, ${JSON.stringify(client.redirectUris)}::jsonb,
+        ${toDate(client.createdAt)})`.pipe(Effect.asVoid, operation("OAuthStore.saveClient")),
+    client: (id) => findClient(id).pipe(operation("OAuthStore.client")),
+    saveCode: (code) =>
+      sql`INSERT INTO oauth_codes (code_hash, client_id, account_id, redirect_uri, code_challenge, resource, scope, expires_at)
+      VALUES (${code.codeHash}, ${code.clientId}, ${code.accountId}, ${code.redirectUri}, ${code.codeChallenge},
+        ${code.resource}, ${code.scope}, ${toDate(code.expiresAt)})`.pipe(
+        Effect.asVoid,
+        operation("OAuthStore.saveCode")
+      ),
+    takeCode: (hash) => takeCode(hash).pipe(operation("OAuthStore.takeCode")),
+    saveGrant: (grant) =>
+      sql`INSERT INTO oauth_grants (id, client_id, account_id, created_at)
+      VALUES (${grant.id}, ${grant.clientId}, ${grant.accountId}, ${toDate(grant.createdAt)})`.pipe(
+        Effect.asVoid,
+        operation("OAuthStore.saveGrant")
+      ),
+    saveToken: (token) =>
+      sql`INSERT INTO oauth_tokens (token_hash, kind, grant_id, resource, scope, created_at, expires_at)
+      VALUES (${token.tokenHash}, ${token.kind}, ${token.grantId}, ${token.resource}, ${token.scope},
+        ${toDate(token.createdAt)}, ${toDate(token.expiresAt)})`.pipe(
+        Effect.asVoid,
+        operation("OAuthStore.saveToken")
+      ),
+    token: (hash) => findToken(hash).pipe(operation("OAuthStore.token")),
+    useRefreshToken: (hash, at) =>
+      sql<{ tokenHash: string }>`UPDATE oauth_tokens SET used_at = ${toDate(at)}
+      WHERE token_hash = ${hash} AND kind = 'refresh' AND used_at IS NULL RETURNING token_hash`.pipe(
+        Effect.map((rows) => rows.length === 1),
+        operation("OAuthStore.useRefreshToken")
+      ),
+    revokeGrant: (id, at) =>
+      (/^[0-9a-f-]{36}$/i.test(id)
+        ? sql<{ id: string }>`UPDATE oauth_grants SET revoked_at = ${toDate(at)}
+          WHERE id = ${id} AND revoked_at IS NULL RETURNING id`
+        : Effect.succeed<ReadonlyArray<{ id: string }>>([])
+      ).pipe(
+        Effect.map((rows) => rows.length === 1),
+        operation("OAuthStore.revokeGrant")
+      ),
+    revokeClient: (id, at) =>
+      (/^[0-9a-f-]{36}$/i.test(id)
+        ? sql<{ id: string }>`UPDATE oauth_grants SET revoked_at = ${toDate(at)}
+          WHERE client_id = ${id} AND revoked_at IS NULL RETURNING id`
+        : Effect.succeed<ReadonlyArray<{ id: string }>>([])
+      ).pipe(
+        Effect.map((rows) => rows.length),
+        operation("OAuthStore.revokeClient")
+      ),
+    grants: ({ accountId, all }) =>
+      listGrants({ accountId: accountId ?? null, all }).pipe(operation("OAuthStore.grants"))
+  })
+})
+
+/** `OAuthStore` from the `SqlClient` in context. */
+export const layer: Layer.Layer<OAuthStore, never, SqlClient.SqlClient> = Layer.effect(OAuthStore, make)

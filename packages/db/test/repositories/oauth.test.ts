@@ -1,0 +1,118 @@
+/**
+ * `OAuthStore` on every database: a client with its redirect URIs, a code taken once (of two
+ * concurrent takes exactly one wins), tokens seen with their grant's client and account, a refresh
+ * token marked used once (of two concurrent exchanges one wins), a revoked grant's tokens showing
+ * the revocation, and the admin's listing.
+ */
+import { randomUUID } from "node:crypto"
+import { expect } from "@effect/vitest"
+import { OAuthStore } from "@verbatim/core"
+import { Effect, Option } from "effect"
+import { migrations } from "../../src/migrations/index.js"
+import { RepositoriesLive } from "../../src/persistence.js"
+import { describeEachDatabase } from "../harness.js"
+import { at, newAccount } from "./fixtures.js"
+
+describeEachDatabase(
+  "OAuthStore repository",
+  (it) => {
+    it.effect("keeps clients, takes codes once, rotates refresh tokens once, revokes grants", () =>
+      Effect.gen(function* () {
+        const store = yield* OAuthStore
+        const account = yield* newAccount()
+        const client = {
+          id: randomUUID(),
+          secretHash: "secret-hash",
+          name: "Assistant",
+          redirectUris: ["https://assistant.example/cb", "http://127.0.0.1:3333/cb"],
+          createdAt: at("2026-11-01T10:00:00.000Z")
+        }
+        yield* store.saveClient(client)
+        expect(yield* store.client(client.id)).toEqual(Option.some(client))
+        expect(yield* store.client(randomUUID())).toEqual(Option.none())
+
+        const code = {
+          codeHash: `code-${randomUUID()}`,
+          clientId: client.id,
+          accountId: account.id,
+          redirectUri: "https://assistant.example/cb",
+          codeChallenge: "c".repeat(43),
+          resource: "https://verbatim.example/api/v2/gpt/mcp",
+          scope: null,
+          expiresAt: at("2026-11-01T10:10:00.000Z")
+        }
+        yield* store.saveCode(code)
+        const takes = yield* Effect.all([store.takeCode(code.codeHash), store.takeCode(code.codeHash)], {
+          concurrency: "unbounded"
+        })
+        expect(takes.filter(Option.isSome)).toEqual([Option.some(code)])
+
+        const grantId = randomUUID()
+        yield* store.saveGrant({
+          id: grantId,
+          clientId: client.id,
+          accountId: account.id,
+          createdAt: code.expiresAt
+        })
+        const token = (kind: "access" | "refresh") => ({
+          tokenHash: `${kind}-${randomUUID()}`,
+          kind,
+          grantId,
+          resource: code.resource,
+          scope: null,
+          createdAt: at("2026-11-01T10:05:00.000Z"),
+          expiresAt: at("2026-11-01T11:05:00.000Z")
+        })
+        const access = token("access")
+        const refresh = token("refresh")
+        yield* store.saveToken(access)
+        yield* store.saveToken(refresh)
+        expect(yield* store.token(access.tokenHash)).toEqual(
+          Option.some({
+            tokenHash: access.tokenHash,
+            kind: "access",
+            grantId,
+            clientId: client.id,
+            accountId: account.id,
+            resource: code.resource,
+            scope: null,
+            expiresAt: access.expiresAt,
+            usedAt: null,
+            revokedAt: null
+          })
+        )
+        const used = yield* Effect.all(
+          [
+            store.useRefreshToken(refresh.tokenHash, at("2026-11-01T10:30:00.000Z")),
+            store.useRefreshToken(refresh.tokenHash, at("2026-11-01T10:30:00.000Z"))
+          ],
+          { concurrency: "unbounded" }
+        )
+        expect(used.filter((won) => won)).toHaveLength(1)
+        expect(yield* store.useRefreshToken(access.tokenHash, at("2026-11-01T10:31:00.000Z"))).toBe(false)
+
+        expect((yield* store.grants({ accountId: account.id, all: false })).map((g) => g.id)).toEqual([
+          grantId
+        ])
+        expect(yield* store.revokeGrant(grantId, at("2026-11-01T10:40:00.000Z"))).toBe(true)
+        expect(yield* store.revokeGrant(grantId, at("2026-11-01T10:41:00.000Z"))).toBe(false)
+        const revoked = yield* store.token(access.tokenHash)
+        expect(Option.map(revoked, (t) => t.revokedAt)).toEqual(Option.some(at("2026-11-01T10:40:00.000Z")))
+        expect(yield* store.grants({ accountId: account.id, all: false })).toEqual([])
+        expect(yield* store.grants({ accountId: account.id, all: true })).toEqual([
+          {
+            id: grantId,
+            clientId: client.id,
+            clientName: "Assistant",
+            accountId: account.id,
+            createdAt: code.expiresAt,
+            revokedAt: at("2026-11-01T10:40:00.000Z")
+          }
+        ])
+        expect(yield* store.revokeClient(client.id, at("2026-11-01T10:50:00.000Z"))).toBe(0)
+        expect(yield* store.revokeGrant("not-a-uuid", at("2026-11-01T10:50:00.000Z"))).toBe(false)
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+  },
+  { migrations }
+)

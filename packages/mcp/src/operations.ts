@@ -1,0 +1,185 @@
+/**
+ * What an assistant can do for one account: the operations behind the MCP tools and resources, each
+ * the use case of the REST endpoint it mirrors, failing with the API's `ApiError` (code, message,
+ * details). Two implementations, so the tools are written once:
+ *
+ * - `inProcess`: the core use cases of this process. Each call is authorized as a REST request is
+ *   (the account behind the key, then one request from the account's rate limit: 429
+ *   `rate_limit_exceeded` when refused) and answered through core's boundary policy (`answer`: store
+ *   and queue failures logged and answered `internal_error`). Credits are the use cases' own.
+ * - `overHttp`: the REST API of a running server, through the typed client of `@verbatim/api`; the
+ *   server authenticates, limits and charges. Error bodies come back as the same `ApiError`.
+ */
+import { type HttpClient, HttpClientError } from "@effect/platform"
+import { makeClient } from "@verbatim/api"
+import {
+  Access,
+  type Account,
+  answer,
+  Balance,
+  BatchWork,
+  type InfrastructureError,
+  JobQueries,
+  rateLimitRefusal,
+  StoredTranscripts,
+  Transcribe
+} from "@verbatim/core"
+import { type Api, Errors, type Ids } from "@verbatim/domain"
+import { Context, Effect, Redacted, Schema } from "effect"
+
+type Answer<A> = Effect.Effect<A, Errors.ApiError>
+
+export interface Operations {
+  /** POST /transcribe. */
+  readonly transcribe: (request: Api.TranscribeRequest) => Answer<Api.TranscribeResponse>
+  /** POST /transcribe/estimate. */
+  readonly estimate: (request: Api.EstimateRequest) => Answer<Api.EstimateResponse>
+  /** GET /jobs/{job_id}. */
+  readonly job: (id: Ids.JobId, query: Api.JobQuery) => Answer<Api.Job>
+  /** GET /transcripts. */
+  readonly transcripts: (query: Api.TranscriptListQuery) => Answer<Api.TranscriptList>
+  /** GET /transcripts/{video_id} (JSON). */
+  readonly transcript: (videoId: string, query: Api.TranscriptQuery) => Answer<Api.StoredTranscript>
+  /** GET /transcripts/{video_id}/languages. */
+  readonly languages: (videoId: string, query: Api.LanguagesQuery) => Answer<Api.LanguagesResponse>
+  /** GET /credits. */
+  readonly credits: Answer<Api.CreditsResponse>
+  /** POST /batch. */
+  readonly createBatch: (request: Api.BatchRequest) => Answer<Api.BatchProcessing>
+  /** GET /batch/{batch_id}. */
+  readonly batch: (id: Ids.BatchId) => Answer<Api.BatchResponse>
+}
+
+/** The operations of the account an MCP session acts for. */
+export class AccountOperations extends Context.Tag("@verbatim/mcp-tools/AccountOperations")<
+  AccountOperations,
+  Operations
+>() {}
+
+/** The use cases the in-process operations call. */
+export type UseCases = Access | Transcribe | JobQueries | StoredTranscripts | Balance | BatchWork
+
+/**
+ * The operations on this process's use cases, for the account `authorize` gives (evaluated on
+ * every call, so a revoked key stops working at once), each call taking one request from the
+ * account's rate limit.
+ */
+export const inProcess = (
+  authorize: Effect.Effect<Account, Errors.ApiError>
+): Effect.Effect<Operations, never, UseCases> =>
+  Effect.gen(function* () {
+    const access = yield* Access
+    const transcribe = yield* Transcribe
+    const jobs = yield* JobQueries
+    const stored = yield* StoredTranscripts
+    const balance = yield* Balance
+    const batches = yield* BatchWork
+
+    const authorized = Effect.gen(function* () {
+      const account = yield* authorize
+      const verdict = yield* access.takeRequest(account)
+      if (!verdict.allowed) return yield* rateLimitRefusal(verdict)
+      return account
+    })
+
+    const run = <A>(
+      operation: string,
+      useCase: (account: Account) => Effect.Effect<A, Errors.ApiError | InfrastructureError>
+    ): Answer<A> =>
+      authorized.pipe(
+        Effect.flatMap((account) => answer(useCase(account))),
+        Effect.withSpan(`mcp.operation.${operation}`, { captureStackTrace: false })
+      )
+
+    return {
+      transcribe: (request) => run("transcribe", (account) => transcribe.transcribe(account, request)),
+      estimate: (request) => run("estimate", (account) => transcribe.estimate(account, request)),
+      job: (id, query) => run("job", (account) => jobs.get(account, id, query)),
+      transcripts: (query) => run("transcripts", (account) => stored.list(account, query)),
+      transcript: (videoId, query) =>
+        run("transcript", (account) =>
+          stored.get(account, videoId, query).pipe(Effect.map((chosen) => chosen.response))
+        ),
+      languages: (videoId, query) => run("languages", (account) => stored.languages(account, videoId, query)),
+      credits: run("credits", (account) => balance.credits(account)),
+      createBatch: (request) => run("createBatch", (account) => batches.create(account, request)),
+      batch: (id) => run("batch", (account) => batches.get(account, id))
+    }
+  })
+
+/** The account behind an API key, as the REST API authenticates it (`invalid_api_key` otherwise). */
+export const byApiKey = (key: Redacted.Redacted): Effect.Effect<Account, Errors.ApiError, Access> =>
+  Effect.flatMap(Access, (access) => answer(access.authenticate(Redacted.value(key))))
+
+/** `inProcess` for the account of an API key, authenticated again on every call. */
+export const inProcessByKey = (key: Redacted.Redacted): Effect.Effect<Operations, never, UseCases> =>
+  Effect.flatMap(Effect.context<Access>(), (context) => inProcess(Effect.provide(byApiKey(key), context)))
+
+export interface RemoteOptions {
+  /** The server's origin, e.g. `http://127.0.0.1:3000` (paths start with `/api/v2`). */
+  readonly baseUrl: string
+  readonly apiKey: Redacted.Redacted
+}
+
+const hasErrorBody = Schema.is(
+  Schema.Struct({ error: Errors.ErrorCode, message: Schema.String, details: Schema.Object })
+)
+
+/**
+ * The `ApiError` of a failed REST call. The typed client decodes the error bodies the contract
+ * declares; a status an endpoint does not declare arrives as a response error whose body is read
+ * here; anything else (the server unreachable, a body that is no error body) is `internal_error`
+ * naming the server.
+ */
+const apiErrorOf =
+  (baseUrl: string) =>
+  (error: unknown): Effect.Effect<Errors.ApiError> => {
+    if (error instanceof Errors.ApiError) return Effect.succeed(error)
+    const unreachable = Effect.succeed(
+      Errors.apiError("internal_error", `the Verbatim server at ${baseUrl} did not answer as expected`, {
+        base_url: baseUrl
+      })
+    ).pipe(Effect.tap(() => Effect.logWarning(`REST call to ${baseUrl} failed`, error)))
+    if (error instanceof HttpClientError.ResponseError) {
+      return error.response.json.pipe(
+        Effect.flatMap((body) =>
+          hasErrorBody(body)
+            ? Effect.succeed(
+                new Errors.ApiError({
+                  code: body.error,
+                  message: body.message,
+                  details: body.details as Errors.ApiError["details"]
+                })
+              )
+            : unreachable
+        ),
+        Effect.orElse(() => unreachable)
+      )
+    }
+    return unreachable
+  }
+
+/** The operations over the REST API of a running server. */
+export const overHttp = (options: RemoteOptions): Effect.Effect<Operations, never, HttpClient.HttpClient> =>
+  Effect.gen(function* () {
+    const client = yield* makeClient({ baseUrl: options.baseUrl, apiKey: Redacted.value(options.apiKey) })
+    const toApiError = apiErrorOf(options.baseUrl)
+    const call = <A, E>(operation: string, effect: Effect.Effect<A, E>): Answer<A> =>
+      effect.pipe(
+        Effect.catchAll((error) => Effect.flatMap(toApiError(error), Effect.fail)),
+        Effect.withSpan(`mcp.rest.${operation}`, { captureStackTrace: false })
+      )
+    return {
+      transcribe: (payload) => call("transcribe", client.transcribe.transcribe({ payload })),
+      estimate: (payload) => call("estimate", client.transcribe.estimate({ payload })),
+      job: (job_id, urlParams) => call("job", client.jobs.job({ path: { job_id }, urlParams })),
+      transcripts: (urlParams) => call("transcripts", client.transcripts.list({ urlParams })),
+      transcript: (video_id, urlParams) =>
+        call("transcript", client.transcripts.get({ path: { video_id }, urlParams })),
+      languages: (video_id, urlParams) =>
+        call("languages", client.transcripts.languages({ path: { video_id }, urlParams })),
+      credits: call("credits", client.credits.credits()),
+      createBatch: (payload) => call("createBatch", client.batch.createBatch({ payload })),
+      batch: (batch_id) => call("batch", client.batch.batch({ path: { batch_id } }))
+    }
+  })

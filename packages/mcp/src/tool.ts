@@ -1,0 +1,92 @@
+/**
+ * A tool: its listing (name, title, description for a model, input and output JSON Schemas derived
+ * from Effect Schemas, hints) and its call, an Effect over the account's operations that never
+ * fails. Arguments are decoded with the input schema (a rejection is `invalid_request` with one
+ * issue per field, as the REST API answers); the result is encoded with the output schema into
+ * `structuredContent`, with a text rendering beside it for clients that show only text. Failures
+ * come back as tool errors (`isError: true`) whose text is the API's error body
+ * `{"error": code, "message": text, "details": object}`; a defect is logged and answered
+ * `internal_error`.
+ */
+import type { CallToolResult, Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
+import { Errors } from "@verbatim/domain"
+import { Effect, Schema } from "effect"
+import { objectJsonSchema } from "./json-schema.js"
+import type { AccountOperations } from "./operations.js"
+
+export interface ToolSpec<I, II, O, OI> {
+  readonly name: string
+  readonly title: string
+  /** What the tool does, when to use it and what it costs, written for a model. */
+  readonly description: string
+  readonly input: Schema.Schema<I, II>
+  readonly output: Schema.Schema<O, OI>
+  readonly annotations: Omit<ToolAnnotations, "title">
+  readonly run: (input: I) => Effect.Effect<O, Errors.ApiError, AccountOperations>
+  /** The text content beside the structured content; default: the structured content as JSON. */
+  readonly text?: (output: O, structured: OI) => string
+}
+
+/** A tool with its types erased: what the server lists and calls. */
+export interface McpTool {
+  readonly name: string
+  readonly listing: Tool
+  readonly call: (args: unknown) => Effect.Effect<CallToolResult, never, AccountOperations>
+}
+
+/** The tool error of an `ApiError`: its body as the text. */
+export const toolError = (error: Errors.ApiError): CallToolResult => ({
+  isError: true,
+  content: [{ type: "text", text: JSON.stringify(error.toBody()) }]
+})
+
+const asStructured = (value: unknown): { [key: string]: unknown } =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as { [key: string]: unknown })
+    : { value }
+
+export const defineTool = <I, II, O, OI>(spec: ToolSpec<I, II, O, OI>): McpTool => {
+  const decode = Schema.decodeUnknown(spec.input, { errors: "all", onExcessProperty: "ignore" })
+  const encode = Schema.encode(spec.output)
+  return {
+    name: spec.name,
+    listing: {
+      name: spec.name,
+      title: spec.title,
+      description: spec.description,
+      inputSchema: objectJsonSchema(spec.input),
+      outputSchema: objectJsonSchema(spec.output),
+      annotations: { title: spec.title, ...spec.annotations }
+    },
+    call: (args) =>
+      decode(args ?? {}).pipe(
+        Effect.mapError(Errors.invalidRequest),
+        Effect.flatMap(spec.run),
+        Effect.flatMap((output) =>
+          encode(output).pipe(
+            Effect.orDie,
+            Effect.map(
+              (structured): CallToolResult => ({
+                content: [
+                  {
+                    type: "text",
+                    text: spec.text?.(output, structured) ?? JSON.stringify(structured, null, 1)
+                  }
+                ],
+                structuredContent: asStructured(structured)
+              })
+            )
+          )
+        ),
+        Effect.tapError((error) => Effect.logInfo(`tool answered ${error.code}`, error.message)),
+        Effect.catchAll((error) => Effect.succeed(toolError(error))),
+        Effect.catchAllDefect((defect) =>
+          Effect.logError("tool failed unexpectedly", defect).pipe(
+            Effect.as(toolError(Errors.apiError("internal_error")))
+          )
+        ),
+        Effect.withSpan(`mcp.tool.${spec.name}`, { captureStackTrace: false }),
+        Effect.annotateLogs({ tool: spec.name })
+      )
+  }
+}

@@ -1,0 +1,990 @@
+/**
+ * The tools, one per use case an assistant needs, each calling the operation of the REST endpoint
+ * it mirrors (same authentication, rate limit and credits):
+ *
+ * | tool | mirrors |
+ * |---|---|
+ * | transcribe_video | POST /transcribe (and POST /transcribe/estimate for the ASR question) |
+ * | get_job | GET /jobs/{job_id} |
+ * | get_transcript | GET /transcripts/{video_id}, in chunks |
+ * | search_transcripts, list_transcripts | GET /transcripts (with snippets) |
+ * | transcript_languages | GET /transcripts/{video_id}/languages |
+ * | estimate_cost | POST /transcribe/estimate |
+ * | get_credits | GET /credits |
+ * | run_batch | POST /batch |
+ * | get_batch | GET /batch/{batch_id}, a page of items |
+ *
+ * Never a silent charge for speech recognition: a request that would start ASR without
+ * `confirm_asr: true` answers `requires_asr_confirmation` with the quote and a question for the
+ * user, whether the account default asked for the confirmation (DESIGN decision 1) or the model
+ * sent an ASR mode on its own.
+ */
+import {
+  Api,
+  Asr,
+  Credits,
+  Errors,
+  Ids,
+  Language,
+  Mode,
+  Plan,
+  Pricing,
+  Status,
+  Transcript
+} from "@verbatim/domain"
+import { Effect, Option, Schema } from "effect"
+import { type Chunk, chunkAt, chunkBudget, decodeCursor, encodeCursor, start, within } from "./chunks.js"
+import { AccountOperations } from "./operations.js"
+import { openingSnippet, type Snippet, searchSnippets } from "./snippets.js"
+import { defineTool, type McpTool } from "./tool.js"
+
+// ---------------------------------------------------------------------------------------------
+// Fields of the inputs, with descriptions for a model
+// ---------------------------------------------------------------------------------------------
+
+const VideoInput = Api.ReferenceInput.annotations({
+  description: "The video: a YouTube URL (watch, youtu.be, shorts or embed link) or its 11-character video id"
+})
+
+const LanguageInput = Language.LanguageCode.annotations({
+  description:
+    "Preferred language as an ISO 639-1 code (en, de, pt-BR). If the video has no captions in it, another language is returned and the answer's language field says which"
+})
+
+const ModeInput = Mode.Mode.annotations({
+  description:
+    "captions_only: existing captions, never speech recognition (1 credit). human_captions_only: human-made captions only. auto: captions, or speech recognition when the video has none. speech_to_text_only: always transcribe the audio. The last two can cost many credits: leave mode out unless the user asked, and see confirm_asr"
+})
+
+const AsrOptionsInput = Asr.AsrOptions.annotations({
+  description:
+    "Speech recognition options, used only when the audio is transcribed. Billable features (speakerLabels, sentimentAnalysis, summarization, topicDetection, contentModeration, piiRedaction, profanityFiltering, customFormatting, translateTo) raise the price in proportion to the duration"
+})
+
+const VideoIdInput = Api.VideoKey.annotations({
+  description: "The video id (11 characters, as returned by the other tools), or an upload id for uploads"
+})
+
+const SourceInput = Transcript.SourceKind.annotations({
+  description:
+    "Which transcript when the video has several: manual (human captions), auto (auto captions), asr"
+})
+
+const bounded = (min: number, max: number, value: number, description: string) =>
+  Schema.optionalWith(
+    Schema.Int.pipe(Schema.between(min, max)).annotations({ description, default: value }),
+    { default: () => value }
+  )
+
+const PageInput = Schema.optionalWith(
+  Plan.Page.annotations({ description: "Page of results, from 1", default: 1 }),
+  { default: () => 1 }
+)
+
+// ---------------------------------------------------------------------------------------------
+// Fields of the outputs
+// ---------------------------------------------------------------------------------------------
+
+const Count = Api.Count
+const Minutes = Api.NonNegativeNumber
+
+const SnippetOutput = Schema.Struct({
+  start: Transcript.Millis,
+  end: Transcript.Millis,
+  timestamp: Schema.String.annotations({ description: "start as HH:MM:SS" }),
+  text: Schema.String
+}).annotations({ description: "A passage of the transcript with its time (ms)" })
+
+const snippetOutput = (snippet: Snippet): typeof SnippetOutput.Type => ({
+  start: snippet.start,
+  end: snippet.end,
+  timestamp: Transcript.clockTimecode(snippet.start),
+  text: snippet.text
+})
+
+/**
+ * ASR intelligence in an output: as the API gives it, documented there (its full schema would
+ * make every listing that carries it several kilobytes longer).
+ */
+const IntelligenceOutput = Schema.optionalWith(
+  Api.FreeFormObject.annotations({
+    description:
+      "What the asr_options asked for (summary, topics, content_safety, sentiment, entities, auto_highlights, chapters), as the API's asr_intelligence"
+  }),
+  { exact: true }
+)
+
+const previewLength = 600
+
+const preview = (text: string): string =>
+  text.length <= previewLength ? text : `${text.slice(0, previewLength).trimEnd()}…`
+
+// ---------------------------------------------------------------------------------------------
+// transcribe_video
+// ---------------------------------------------------------------------------------------------
+
+const TranscribeVideoInput = Schema.Struct({
+  video: VideoInput,
+  language: Schema.optional(LanguageInput),
+  mode: Schema.optional(ModeInput),
+  confirm_asr: Schema.optionalWith(
+    Schema.Boolean.annotations({
+      description:
+        "true only after the user agreed to pay for speech recognition (ASR) at the quoted price. Without it, a video that needs ASR answers requires_asr_confirmation with the quote and nothing is charged",
+      default: false
+    }),
+    { default: () => false }
+  ),
+  asr_options: Schema.optional(AsrOptionsInput)
+})
+type TranscribeVideoInput = typeof TranscribeVideoInput.Type
+
+const TranscribeCompletedOutput = Schema.Struct({
+  status: Schema.Literal("completed"),
+  request_id: Ids.RequestId,
+  job_id: Schema.NullOr(Ids.JobId),
+  mode: Mode.Mode,
+  video_id: Schema.String,
+  video_title: Schema.NullOr(Schema.String),
+  language: Language.LanguageCode,
+  source: Transcript.SourceKind,
+  credits_used: Credits.Credits,
+  segment_count: Count,
+  character_count: Count,
+  preview: Schema.String.annotations({ description: "The opening of the transcript" }),
+  asr_intelligence: IntelligenceOutput,
+  next_step: Schema.String
+}).annotations({ description: "The transcript is stored; read it with get_transcript" })
+
+const TranscribeProcessingOutput = Schema.Struct({
+  status: Schema.Literal("processing"),
+  request_id: Ids.RequestId,
+  job_id: Ids.JobId,
+  mode: Mode.Mode,
+  credits_used: Credits.Credits,
+  estimated_credits: Credits.Credits,
+  duration_minutes: Schema.NullOr(Minutes),
+  next_step: Schema.String
+}).annotations({ description: "Speech recognition runs; poll get_job with job_id" })
+
+const TranscribeConfirmationOutput = Schema.Struct({
+  status: Schema.Literal("requires_asr_confirmation"),
+  video: Schema.String,
+  mode: Mode.Mode,
+  credits_used: Credits.Credits,
+  estimated_credits: Credits.Credits,
+  base_credits: Credits.Credits,
+  addon_credits: Credits.Credits,
+  duration_minutes: Schema.NullOr(Minutes),
+  max_duration_minutes: Minutes,
+  question: Schema.String.annotations({ description: "Ask the user this before confirming" }),
+  confirm_arguments: Api.FreeFormObject.annotations({
+    description: "The arguments to call transcribe_video with once the user agreed (confirm_asr: true)"
+  })
+}).annotations({ description: "Speech recognition would be needed: nothing was charged; ask the user" })
+
+const TranscribeFailedOutput = Schema.Struct({
+  status: Schema.Literal("failed"),
+  request_id: Ids.RequestId,
+  job_id: Schema.NullOr(Ids.JobId),
+  mode: Mode.Mode,
+  credits_used: Credits.Credits,
+  error: Schema.String,
+  suggestion: Schema.optionalWith(Schema.String, { exact: true })
+}).annotations({ description: "The video could not be transcribed (nothing was charged)" })
+
+const TranscribeVideoOutput = Schema.Union(
+  TranscribeCompletedOutput,
+  TranscribeProcessingOutput,
+  TranscribeConfirmationOutput,
+  TranscribeFailedOutput
+)
+type TranscribeVideoOutput = typeof TranscribeVideoOutput.Type
+
+const asrModes: ReadonlyArray<Mode.Mode> = ["auto", "speech_to_text_only"]
+
+const question = (quote: {
+  readonly estimated_credits: number
+  readonly base_credits: number
+  readonly addon_credits: number
+  readonly duration_minutes: number | null
+}) =>
+  `This video has no usable captions, so it would be transcribed from its audio by speech recognition: ${quote.estimated_credits} credits (${quote.base_credits} base + ${quote.addon_credits} for options)${quote.duration_minutes === null ? "" : ` for about ${Math.ceil(quote.duration_minutes)} minutes of audio`}. Ask the user whether to go ahead; if they agree, call transcribe_video again with confirm_asr: true. Nothing has been charged.`
+
+/** A value as the JSON object its schema encodes it to (outputs carry it as a free-form object). */
+const asJson = <A, I extends { readonly [key: string]: unknown }>(schema: Schema.Schema<A, I>, value: A) =>
+  Schema.encode(schema)(value).pipe(
+    Effect.orDie,
+    Effect.map((encoded): Api.FreeFormObject => encoded)
+  )
+
+const confirmation = (
+  input: TranscribeVideoInput,
+  mode: Mode.Mode,
+  quote: {
+    readonly estimated_credits: number
+    readonly base_credits: number
+    readonly addon_credits: number
+    readonly duration_minutes: number | null
+    readonly max_duration_minutes: number
+  }
+) =>
+  Effect.map(
+    asJson(TranscribeVideoInput, { ...input, mode, confirm_asr: true }),
+    (confirm_arguments): TranscribeVideoOutput => ({
+      status: "requires_asr_confirmation",
+      video: input.video,
+      mode,
+      credits_used: 0,
+      estimated_credits: quote.estimated_credits,
+      base_credits: quote.base_credits,
+      addon_credits: quote.addon_credits,
+      duration_minutes: quote.duration_minutes,
+      max_duration_minutes: quote.max_duration_minutes,
+      question: question(quote),
+      confirm_arguments
+    })
+  )
+
+/** The intelligence of a transcript, as JSON, when there is some. */
+const intelligenceOf = (data: Api.TranscribeData) =>
+  data.asr_intelligence === undefined
+    ? Effect.succeed({})
+    : Effect.map(asJson(Api.AsrIntelligence, data.asr_intelligence), (asr_intelligence) => ({
+        asr_intelligence
+      }))
+
+const transcribeOutput = (
+  input: TranscribeVideoInput,
+  response: Api.TranscribeResponse
+): Effect.Effect<TranscribeVideoOutput> => {
+  switch (response.status) {
+    case "completed": {
+      const transcript = response.data.transcript
+      return Effect.map(
+        intelligenceOf(response.data),
+        (intelligence): TranscribeVideoOutput => ({
+          status: "completed",
+          request_id: response.request_id,
+          job_id: response.job_id,
+          mode: response.mode,
+          video_id: response.data.video_id,
+          video_title: response.data.video_title,
+          language: transcript.language,
+          source: transcript.source,
+          credits_used: response.credits_used,
+          segment_count: transcript.segments.length,
+          character_count: transcript.text.length,
+          preview: preview(transcript.text),
+          ...intelligence,
+          next_step: `Read the transcript with get_transcript (video_id ${response.data.video_id}, language ${transcript.language}); it comes in chunks with timestamps.`
+        })
+      )
+    }
+    case "processing":
+      return Effect.succeed({
+        status: "processing",
+        request_id: response.request_id,
+        job_id: response.job_id,
+        mode: response.mode,
+        credits_used: response.credits_used,
+        estimated_credits: response.estimated_credits,
+        duration_minutes: response.duration_minutes,
+        next_step: `Speech recognition is running. Call get_job with job_id ${response.job_id} every little while until its status is completed (credits are charged then, at most ${response.estimated_credits}), then read the transcript with get_transcript.`
+      })
+    case "requires_asr_confirmation":
+      return confirmation(input, response.mode, response)
+    case "failed":
+      return Effect.succeed({
+        status: "failed",
+        request_id: response.request_id,
+        job_id: response.job_id,
+        mode: response.mode,
+        credits_used: response.credits_used,
+        error: response.error,
+        ...(response.suggestion === undefined ? {} : { suggestion: response.suggestion })
+      })
+  }
+}
+
+const transcribeVideo = defineTool({
+  name: "transcribe_video",
+  title: "Transcribe a video",
+  description: [
+    "Get the transcript of a YouTube video and store it in the user's library (later reads are free).",
+    "Captions cost 1 credit, and 0 when the user already owns that transcript.",
+    "A video without captions can be transcribed from its audio by speech recognition (ASR), which costs much more (about 40 credits an hour, more with options): you then get status requires_asr_confirmation with the price and a question. Ask the user, and only if they agree call again with confirm_asr: true; ASR then runs in the background (status processing: poll get_job).",
+    "On completed, the answer holds the opening of the text; read the whole transcript with get_transcript."
+  ].join(" "),
+  input: TranscribeVideoInput,
+  output: TranscribeVideoOutput,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  run: (input) =>
+    Effect.gen(function* () {
+      const operations = yield* AccountOperations
+      const asr_options = input.asr_options
+      if (!input.confirm_asr && input.mode !== undefined && asrModes.includes(input.mode)) {
+        // An ASR mode without confirmation: ask, unless the captions will serve it anyway (auto
+        // on a video with captions) or ASR would refuse it as too long (answered `failed`, free).
+        const quote = yield* operations.estimate(
+          new Api.EstimateRequest({
+            video: input.video,
+            mode: input.mode,
+            ...(asr_options ? { asr_options } : {})
+          })
+        )
+        if (quote.source === "asr" && !quote.exceeds_max_duration) {
+          return yield* confirmation(input, input.mode, quote)
+        }
+      }
+      const mode = input.mode ?? (input.confirm_asr ? "auto" : undefined)
+      const response = yield* operations.transcribe(
+        new Api.TranscribeRequest({
+          video: input.video,
+          ...(input.language === undefined ? {} : { language: input.language }),
+          ...(mode === undefined ? {} : { mode }),
+          ...(asr_options === undefined ? {} : { asr_options })
+        })
+      )
+      return yield* transcribeOutput(input, response)
+    })
+})
+
+// ---------------------------------------------------------------------------------------------
+// get_job
+// ---------------------------------------------------------------------------------------------
+
+const GetJobInput = Schema.Struct({
+  job_id: Ids.JobId.annotations({ description: "The job_id that transcribe_video returned" })
+})
+
+const GetJobOutput = Schema.Struct({
+  job_id: Ids.JobId,
+  request_id: Ids.RequestId,
+  status: Status.JobStatus,
+  credits_used: Credits.Credits,
+  created_at: Schema.DateTimeUtc,
+  started_at: Schema.NullOr(Schema.DateTimeUtc),
+  completed_at: Schema.NullOr(Schema.DateTimeUtc),
+  error: Schema.optionalWith(Schema.String, { exact: true }),
+  video_id: Schema.optionalWith(Schema.String, { exact: true }),
+  video_title: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
+  language: Schema.optionalWith(Language.LanguageCode, { exact: true }),
+  source: Schema.optionalWith(Transcript.SourceKind, { exact: true }),
+  character_count: Schema.optionalWith(Count, { exact: true }),
+  preview: Schema.optionalWith(Schema.String, { exact: true }),
+  asr_intelligence: IntelligenceOutput,
+  next_step: Schema.String
+})
+
+const jobNextStep = (job: Api.Job): string => {
+  switch (job.status) {
+    case "completed":
+      return `Read the transcript with get_transcript (video_id ${job.data.video_id}, id ${job.job_id}).`
+    case "processing":
+      return "Still running: call get_job again in a little while."
+    case "failed":
+      return "The job failed and nothing was charged for it."
+    case "requires_asr_confirmation":
+      return "The request stopped at the speech recognition quote; call transcribe_video with confirm_asr: true once the user agreed."
+  }
+}
+
+const getJob = defineTool({
+  name: "get_job",
+  title: "Check a transcription job",
+  description:
+    "The state of a transcription job (from transcribe_video's job_id): processing while speech recognition runs, then completed (with the opening of the transcript) or failed (with the reason). Free.",
+  input: GetJobInput,
+  output: GetJobOutput,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  run: (input) =>
+    Effect.gen(function* () {
+      const operations = yield* AccountOperations
+      const job = yield* operations.job(input.job_id, {
+        include_segments: false,
+        include_paragraphs: false,
+        include_words: false
+      })
+      const base = {
+        job_id: job.job_id,
+        request_id: job.request_id,
+        status: job.status,
+        credits_used: job.credits_used,
+        created_at: job.created_at,
+        started_at: job.started_at,
+        completed_at: job.completed_at,
+        next_step: jobNextStep(job)
+      }
+      if (job.status === "failed") return { ...base, error: job.error }
+      if (job.status !== "completed") return base
+      const transcript = job.data.transcript
+      return {
+        ...base,
+        video_id: job.data.video_id,
+        video_title: job.data.video_title,
+        language: transcript.language,
+        source: transcript.source,
+        character_count: transcript.text.length,
+        preview: preview(transcript.text),
+        ...(yield* intelligenceOf(job.data))
+      }
+    })
+})
+
+// ---------------------------------------------------------------------------------------------
+// get_transcript
+// ---------------------------------------------------------------------------------------------
+
+const GetTranscriptInput = Schema.Struct({
+  video_id: VideoIdInput,
+  language: Schema.optional(LanguageInput),
+  source: Schema.optional(SourceInput),
+  id: Schema.optional(
+    Schema.UUID.annotations({ description: "A specific transcript: its id, or the job_id that made it" })
+  ),
+  cursor: Schema.optional(
+    Schema.String.pipe(Schema.maxLength(512)).annotations({
+      description: "next_cursor from the previous chunk, to read on; leave out for the first chunk"
+    })
+  ),
+  max_chars: bounded(
+    chunkBudget.min,
+    chunkBudget.max,
+    chunkBudget.default,
+    "Size of a chunk in characters (each segment counts its text plus 40)"
+  )
+})
+
+const PieceOutput = Schema.Struct({
+  segment: Count.annotations({ description: "Index of the segment in the transcript" }),
+  start: Transcript.Millis,
+  end: Transcript.Millis,
+  text: Schema.String
+}).annotations({
+  description: "A segment (ms times); a long segment may be split across chunks, its pieces keeping its index"
+})
+
+const GetTranscriptOutput = Schema.Struct({
+  id: Ids.TranscriptId,
+  video_id: Schema.String,
+  video_title: Schema.NullOr(Schema.String),
+  language: Language.LanguageCode,
+  source_kind: Transcript.SourceKind,
+  has_timestamps: Schema.Boolean,
+  segment_count: Count.annotations({ description: "Segments in the whole transcript" }),
+  character_count: Count.annotations({ description: "Characters in the whole transcript's text" }),
+  segments: Schema.Array(PieceOutput),
+  has_more: Schema.Boolean,
+  next_cursor: Schema.NullOr(Schema.String).annotations({
+    description: "Pass as cursor to read the next chunk; null after the last one"
+  })
+})
+type GetTranscriptOutput = typeof GetTranscriptOutput.Type
+
+/** A cursor that is not one, or not of this transcript: `invalid_request` naming `cursor`. */
+const cursorError = (why: string): Errors.ApiError =>
+  Errors.rejection([{ path: ["cursor"], message: `the cursor ${why}; leave it out to start again` }])
+
+const transcriptText = (output: GetTranscriptOutput): string => {
+  const first = output.segments[0]
+  const last = output.segments[output.segments.length - 1]
+  const range =
+    first === undefined || last === undefined
+      ? "no segments"
+      : `segments ${first.segment + 1}–${last.segment + 1} of ${output.segment_count}`
+  const header = `${output.video_title ?? output.video_id} (video ${output.video_id}, ${output.language}, ${output.source_kind}): ${range}`
+  const lines = output.segments.map((piece) => `[${Transcript.clockTimecode(piece.start)}] ${piece.text}`)
+  const footer =
+    output.next_cursor === null
+      ? "End of transcript."
+      : `More follows: call get_transcript again with cursor "${output.next_cursor}".`
+  return [header, ...lines, footer].join("\n")
+}
+
+const getTranscript = defineTool({
+  name: "get_transcript",
+  title: "Read a stored transcript",
+  description:
+    "Read a transcript the user owns (from transcribe_video), in chunks that fit your context: each chunk lists segments with start and end times in milliseconds. When has_more is true, call again with cursor set to next_cursor to read on. Chooses the best transcript of the video (human captions, then auto captions, then speech recognition) unless language, source or id says which. Free.",
+  input: GetTranscriptInput,
+  output: GetTranscriptOutput,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  text: (output) => transcriptText(output),
+  run: (input) =>
+    Effect.gen(function* () {
+      const operations = yield* AccountOperations
+      const cursor =
+        input.cursor === undefined
+          ? Option.none()
+          : yield* Option.match(decodeCursor(input.cursor), {
+              onNone: () => Effect.fail(cursorError("is not a cursor that get_transcript returned")),
+              onSome: (value) => Effect.succeed(Option.some(value))
+            })
+      const id = Option.match(cursor, { onNone: () => input.id, onSome: (value) => value.transcript })
+      const transcript = yield* operations.transcript(input.video_id, {
+        include_timestamps: true,
+        format: "json",
+        ...(id === undefined ? {} : { id }),
+        ...(input.language === undefined ? {} : { language: input.language }),
+        ...(input.source === undefined ? {} : { source: input.source })
+      })
+      const from = Option.match(cursor, { onNone: () => start, onSome: (value) => value.position })
+      if (Option.isSome(cursor) && !within(transcript.segments, from)) {
+        return yield* cursorError("points past the end of the transcript")
+      }
+      const chunk: Chunk = chunkAt(transcript.segments, from, input.max_chars)
+      return {
+        id: transcript.id,
+        video_id: transcript.video_id,
+        video_title: transcript.video_title,
+        language: transcript.language,
+        source_kind: transcript.source_kind,
+        has_timestamps: transcript.has_timestamps,
+        segment_count: transcript.segments.length,
+        character_count: transcript.text.length,
+        segments: chunk.pieces,
+        has_more: Option.isSome(chunk.next),
+        next_cursor: Option.match(chunk.next, {
+          onNone: () => null,
+          onSome: (position) => encodeCursor({ transcript: transcript.id, position })
+        })
+      }
+    })
+})
+
+// ---------------------------------------------------------------------------------------------
+// search_transcripts and list_transcripts
+// ---------------------------------------------------------------------------------------------
+
+const TranscriptItemOutput = Schema.Struct({
+  id: Ids.TranscriptId,
+  video_id: Schema.String,
+  video_title: Schema.NullOr(Schema.String),
+  language: Language.LanguageCode,
+  source_kind: Transcript.SourceKind,
+  created_at: Schema.DateTimeUtc,
+  duration_seconds: Count,
+  word_count: Count,
+  snippets: Schema.Array(SnippetOutput)
+})
+
+const itemOutput = (item: Api.TranscriptListItem, snippets: ReadonlyArray<Snippet>) => ({
+  id: item.id,
+  video_id: item.video_id,
+  video_title: item.video_title,
+  language: item.language,
+  source_kind: item.source_kind,
+  created_at: item.created_at,
+  duration_seconds: item.duration_seconds,
+  word_count: item.word_count,
+  snippets: snippets.map(snippetOutput)
+})
+
+const SearchTranscriptsInput = Schema.Struct({
+  query: Api.TranscriptSearch.annotations({
+    description:
+      'Words to find in the transcripts\' text, titles and video ids (English stemming; "quoted phrase", -excluded, or)'
+  }),
+  language: Schema.optional(LanguageInput),
+  page: PageInput,
+  limit: bounded(1, 20, 10, "Transcripts per page"),
+  snippets_per_transcript: bounded(1, 10, 3, "Matching passages shown per transcript")
+})
+
+const SearchTranscriptsOutput = Schema.Struct({
+  query: Schema.String,
+  results: Schema.Array(TranscriptItemOutput),
+  count: Count,
+  pagination: Api.Pagination
+})
+
+const searchTranscripts = defineTool({
+  name: "search_transcripts",
+  title: "Search stored transcripts",
+  description:
+    "Full-text search over the transcripts the user owns. Each result names the video and gives the matching passages with their times, so you can cite them or read around them with get_transcript. Newest first. Free.",
+  input: SearchTranscriptsInput,
+  output: SearchTranscriptsOutput,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  run: (input) =>
+    Effect.gen(function* () {
+      const operations = yield* AccountOperations
+      const list = yield* operations.transcripts({
+        page: input.page,
+        limit: input.limit,
+        search: input.query,
+        status: "succeeded",
+        include_segments: true,
+        ...(input.language === undefined ? {} : { language: input.language })
+      })
+      const results = list.history.map((item) => {
+        const segments = item.segments ?? []
+        const found = searchSnippets(segments, input.query, input.snippets_per_transcript)
+        // The match may be in the title or the video id only: show how the transcript opens.
+        return itemOutput(item, found.length > 0 ? found : openingSnippet(segments))
+      })
+      return { query: input.query, results, count: list.count, pagination: list.pagination }
+    })
+})
+
+const ListTranscriptsInput = Schema.Struct({
+  language: Schema.optional(LanguageInput),
+  date_from: Schema.optional(
+    Schema.DateTimeUtc.annotations({ description: "Only transcripts stored from this ISO 8601 time" })
+  ),
+  date_to: Schema.optional(
+    Schema.DateTimeUtc.annotations({ description: "Only transcripts stored until this ISO 8601 time" })
+  ),
+  page: PageInput,
+  limit: bounded(1, 25, 10, "Transcripts per page")
+})
+
+const ListTranscriptsOutput = Schema.Struct({
+  transcripts: Schema.Array(TranscriptItemOutput),
+  count: Count,
+  pagination: Api.Pagination
+})
+
+const listTranscripts = defineTool({
+  name: "list_transcripts",
+  title: "List stored transcripts",
+  description:
+    "The transcripts the user owns, newest first, each with its video, language, duration and how it opens (a timed snippet). Use search_transcripts to find words, get_transcript to read one. Free.",
+  input: ListTranscriptsInput,
+  output: ListTranscriptsOutput,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  run: (input) =>
+    Effect.gen(function* () {
+      const operations = yield* AccountOperations
+      const list = yield* operations.transcripts({
+        page: input.page,
+        limit: input.limit,
+        status: "succeeded",
+        include_segments: true,
+        ...(input.language === undefined ? {} : { language: input.language }),
+        ...(input.date_from === undefined ? {} : { date_from: input.date_from }),
+        ...(input.date_to === undefined ? {} : { date_to: input.date_to })
+      })
+      return {
+        transcripts: list.history.map((item) => itemOutput(item, openingSnippet(item.segments ?? []))),
+        count: list.count,
+        pagination: list.pagination
+      }
+    })
+})
+
+// ---------------------------------------------------------------------------------------------
+// transcript_languages, estimate_cost, get_credits
+// ---------------------------------------------------------------------------------------------
+
+const transcriptLanguages = defineTool({
+  name: "transcript_languages",
+  title: "Languages of a stored transcript",
+  description:
+    "The languages the user owns a transcript of for a video, and the languages the video platform can translate its captions into. Free.",
+  input: Schema.Struct({ video_id: VideoIdInput }),
+  output: Schema.Struct(Api.LanguagesResponse.fields),
+  annotations: { readOnlyHint: true, openWorldHint: true },
+  run: (input) =>
+    Effect.flatMap(AccountOperations, (operations) =>
+      operations.languages(input.video_id, { include_youtube_default: true })
+    )
+})
+
+const estimateCost = defineTool({
+  name: "estimate_cost",
+  title: "Estimate the cost of a transcription",
+  description:
+    "What transcribing a video would cost in credits, without starting anything or charging (free). Without mode it prices speech recognition of the audio (base plus the billable asr_options, by duration); with mode captions_only or auto it prices the captions when the video has them (1 credit, 0 if already owned). exceeds_max_duration says the video is too long for speech recognition.",
+  input: Schema.Struct({
+    video: VideoInput,
+    mode: Schema.optional(ModeInput),
+    asr_options: Schema.optional(AsrOptionsInput)
+  }),
+  output: Schema.Struct(Api.EstimateResponse.fields),
+  annotations: { readOnlyHint: true, openWorldHint: true },
+  run: (input) =>
+    Effect.flatMap(AccountOperations, (operations) =>
+      operations.estimate(
+        new Api.EstimateRequest({
+          video: input.video,
+          ...(input.mode === undefined ? {} : { mode: input.mode }),
+          ...(input.asr_options === undefined ? {} : { asr_options: input.asr_options })
+        })
+      )
+    )
+})
+
+const getCredits = defineTool({
+  name: "get_credits",
+  title: "Credit balance",
+  description: "The user's credit balance and plan. Free.",
+  input: Schema.Struct({}),
+  output: Schema.Struct(Api.CreditsResponse.fields),
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  run: () => Effect.flatMap(AccountOperations, (operations) => operations.credits)
+})
+
+// ---------------------------------------------------------------------------------------------
+// run_batch and get_batch
+// ---------------------------------------------------------------------------------------------
+
+/** Credits of one hour of speech recognition without options (the ASR base rate). */
+const asrCreditsPerHour = Pricing.asrBaseCredits(Pricing.secondsPerHour)
+
+const RunBatchInput = Schema.Struct({
+  video_ids: Schema.Array(VideoInput)
+    .pipe(Schema.minItems(1), Schema.maxItems(Plan.maxBatchSize))
+    .annotations({
+      description: `The videos: YouTube URLs or 11-character ids, 1 to ${Plan.maxBatchSize} (the plan may allow fewer)`
+    }),
+  language: Schema.optional(LanguageInput),
+  mode: Schema.optional(ModeInput),
+  confirm_asr: Schema.optionalWith(
+    Schema.Boolean.annotations({
+      description:
+        "true only after the user agreed to pay for speech recognition (ASR) of the videos without captions. Without it, a batch that could start ASR (an ASR mode, or a webhook_url with the account's default mode) answers requires_asr_confirmation and nothing starts",
+      default: false
+    }),
+    { default: () => false }
+  ),
+  webhook_url: Schema.optional(
+    Api.HttpUrl.annotations({
+      description:
+        "An https URL that receives the finished batch; required by the API when speech recognition may run (modes auto and speech_to_text_only)"
+    })
+  ),
+  asr_options: Schema.optional(AsrOptionsInput)
+})
+
+const BatchSummaryOutput = Schema.Struct(Api.BatchSummary.fields)
+
+const RunBatchAcceptedOutput = Schema.Struct({
+  status: Schema.Literal("processing"),
+  batch_id: Ids.BatchId,
+  summary: BatchSummaryOutput,
+  credits_used: Credits.Credits,
+  created_at: Schema.DateTimeUtc,
+  next_step: Schema.String
+}).annotations({ description: "The batch was accepted and runs in the background; poll get_batch" })
+
+const RunBatchConfirmationOutput = Schema.Struct({
+  status: Schema.Literal("requires_asr_confirmation"),
+  video_count: Count,
+  mode: Schema.NullOr(Mode.Mode),
+  credits_used: Credits.Credits,
+  asr_credits_per_hour: Credits.Credits.annotations({
+    description: "Speech recognition's base price per hour of audio, before options"
+  }),
+  question: Schema.String.annotations({ description: "Ask the user this before confirming" }),
+  confirm_arguments: Api.FreeFormObject.annotations({
+    description: "The arguments to call run_batch with once the user agreed (confirm_asr: true)"
+  })
+}).annotations({
+  description: "Speech recognition could start: nothing was started or charged; ask the user"
+})
+
+const RunBatchOutput = Schema.Union(RunBatchAcceptedOutput, RunBatchConfirmationOutput)
+type RunBatchOutput = typeof RunBatchOutput.Type
+
+const batchQuestion = (count: number, mode: Mode.Mode | undefined) =>
+  `${mode === undefined ? "With a webhook_url, the account's default mode applies, which may send" : `Mode ${mode} sends`} the videos without usable captions (of these ${count}) to speech recognition, which costs about ${asrCreditsPerHour} credits per hour of audio each (more with asr_options); estimate_cost prices one video. Ask the user whether to go ahead; if they agree, call run_batch again with confirm_asr: true. Nothing has been started or charged.`
+
+const runBatch = defineTool({
+  name: "run_batch",
+  title: "Transcribe many videos",
+  description: [
+    `Transcribe up to ${Plan.maxBatchSize} YouTube videos in one batch (the plan may allow fewer), stored in the user's library.`,
+    "It answers at once with a batch_id while the videos run in the background: poll get_batch with it (every little while) until status is completed, partial or failed.",
+    "Captions cost 1 credit per video not owned yet; the credits for them must be there when the batch starts.",
+    "Speech recognition of videos without captions costs much more and needs a webhook_url: without confirm_asr: true, a batch that could start it answers requires_asr_confirmation with a question for the user, and nothing starts."
+  ].join(" "),
+  input: RunBatchInput,
+  output: RunBatchOutput,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  run: (input) =>
+    Effect.gen(function* () {
+      const operations = yield* AccountOperations
+      const mayStartAsr =
+        input.mode === undefined ? input.webhook_url !== undefined : asrModes.includes(input.mode)
+      if (!input.confirm_asr && mayStartAsr) {
+        const confirm_arguments = yield* asJson(RunBatchInput, { ...input, confirm_asr: true })
+        return {
+          status: "requires_asr_confirmation" as const,
+          video_count: input.video_ids.length,
+          mode: input.mode ?? null,
+          credits_used: 0,
+          asr_credits_per_hour: asrCreditsPerHour,
+          question: batchQuestion(input.video_ids.length, input.mode),
+          confirm_arguments
+        }
+      }
+      const mode = input.mode ?? (input.confirm_asr ? "auto" : undefined)
+      const accepted = yield* operations.createBatch(
+        new Api.BatchRequest({
+          video_ids: input.video_ids,
+          ...(input.language === undefined ? {} : { language: input.language }),
+          ...(mode === undefined ? {} : { mode }),
+          ...(input.webhook_url === undefined ? {} : { webhook_url: input.webhook_url }),
+          ...(input.asr_options === undefined ? {} : { asr_options: input.asr_options })
+        })
+      )
+      return {
+        status: "processing" as const,
+        batch_id: accepted.batch_id,
+        summary: accepted.summary,
+        credits_used: accepted.credits_used,
+        created_at: accepted.created_at,
+        next_step: `The batch runs in the background. Call get_batch with batch_id ${accepted.batch_id} every little while until its status is completed, partial or failed; it lists the items a page at a time.`
+      } satisfies RunBatchOutput
+    })
+})
+
+/** Items of a batch shown per page of get_batch. */
+export const batchPage = { default: 50, max: 200 } as const
+
+const ItemStatusInput = Status.JobStatus.annotations({
+  description: "Only the items in this status (e.g. failed, to see what went wrong)"
+})
+
+const GetBatchInput = Schema.Struct({
+  batch_id: Ids.BatchId.annotations({ description: "The batch_id that run_batch returned" }),
+  status: Schema.optional(ItemStatusInput),
+  offset: Schema.optionalWith(
+    Schema.Int.pipe(Schema.between(0, Plan.maxBatchSize)).annotations({
+      description: "Items to skip (next_offset of the previous page); leave out for the first page",
+      default: 0
+    }),
+    { default: () => 0 }
+  ),
+  limit: bounded(1, batchPage.max, batchPage.default, "Items per page")
+})
+
+const BatchItemOutput = Schema.Struct({
+  index: Count.annotations({ description: "Position of the video in the batch, from 0" }),
+  video_id: Schema.String,
+  status: Status.JobStatus,
+  job_id: Schema.NullOr(Ids.JobId),
+  error: Schema.NullOr(Schema.String),
+  credits_used: Credits.Credits,
+  video_title: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
+  language: Schema.optionalWith(Language.LanguageCode, { exact: true }),
+  source: Schema.optionalWith(Transcript.SourceKind, { exact: true }),
+  character_count: Schema.optionalWith(Count, { exact: true })
+}).annotations({
+  description: "One video of the batch; a completed one names its transcript (read it with get_transcript)"
+})
+type BatchItemOutput = typeof BatchItemOutput.Type
+
+const GetBatchOutput = Schema.Struct({
+  batch_id: Ids.BatchId,
+  status: Schema.Literal("processing", "completed", "partial", "failed"),
+  summary: BatchSummaryOutput,
+  credits_used: Credits.Credits,
+  created_at: Schema.DateTimeUtc,
+  started_at: Schema.NullOr(Schema.DateTimeUtc),
+  completed_at: Schema.NullOr(Schema.DateTimeUtc),
+  webhook_delivered: Schema.Boolean,
+  matching_items: Count.annotations({
+    description: "Items of the batch in the status asked for (all without status)"
+  }),
+  items: Schema.Array(BatchItemOutput),
+  has_more: Schema.Boolean,
+  next_offset: Schema.NullOr(Count).annotations({
+    description: "Pass as offset to see the next page of items; null after the last one"
+  }),
+  next_step: Schema.String
+})
+type GetBatchOutput = typeof GetBatchOutput.Type
+
+const batchItemOutput = (result: Api.BatchResult, index: number): BatchItemOutput => {
+  const base = {
+    index,
+    video_id: result.video_id,
+    status: result.status,
+    job_id: result.job_id,
+    error: result.error,
+    credits_used: result.credits_used
+  }
+  if (result.data === undefined) return base
+  return {
+    ...base,
+    video_title: result.data.video_title,
+    language: result.data.transcript.language,
+    source: result.data.transcript.source,
+    character_count: result.data.transcript.text.length
+  }
+}
+
+const batchNextStep = (status: GetBatchOutput["status"], nextOffset: number | null): string => {
+  const more = nextOffset === null ? "" : ` More items: call get_batch again with offset ${nextOffset}.`
+  return status === "processing"
+    ? `Still running: call get_batch again in a little while.${more}`
+    : `The batch is finished and will not change; read a completed video's transcript with get_transcript. A finished batch can be fetched 60 times in 24 hours.${more}`
+}
+
+const batchText = (output: GetBatchOutput): string => {
+  const { summary } = output
+  const header = `Batch ${output.batch_id}: ${output.status}; ${summary.total} videos (${summary.succeeded} succeeded, ${summary.failed} failed, ${summary.processing} processing), ${output.credits_used} credits used.`
+  const last = output.items[output.items.length - 1]
+  const range =
+    output.items.length === 0 || last === undefined
+      ? `No items on this page (${output.matching_items} matching).`
+      : `Items ${output.items[0]?.index}–${last.index} (${output.items.length} of ${output.matching_items} matching):`
+  const lines = output.items.map(
+    (item) =>
+      `#${item.index} ${item.video_id} ${item.status}${item.language === undefined ? "" : ` ${item.language}/${item.source}`}${item.video_title ? ` "${item.video_title}"` : ""}${item.error === null ? "" : `: ${item.error}`}`
+  )
+  return [header, range, ...lines, output.next_step].join("\n")
+}
+
+const getBatch = defineTool({
+  name: "get_batch",
+  title: "Check a batch",
+  description: `The state of a batch from run_batch: processing until every video is done, then completed, partial or failed (final). Gives the summary and one page of its videos (${batchPage.default} by default, at most ${batchPage.max}; next_offset reads on; status filters, e.g. failed), each with its status, error or transcript language; read a transcript with get_transcript. Free.`,
+  input: GetBatchInput,
+  output: GetBatchOutput,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  text: (output) => batchText(output),
+  run: (input) =>
+    Effect.gen(function* () {
+      const operations = yield* AccountOperations
+      const batch = yield* operations.batch(input.batch_id)
+      const matching = batch.results
+        .map((result, index) => ({ result, index }))
+        .filter(({ result }) => input.status === undefined || result.status === input.status)
+      const page = matching.slice(input.offset, input.offset + input.limit)
+      const end = input.offset + page.length
+      const nextOffset = end < matching.length ? end : null
+      return {
+        batch_id: batch.batch_id,
+        status: batch.status,
+        summary: batch.summary,
+        credits_used: batch.credits_used,
+        created_at: batch.created_at,
+        started_at: batch.started_at,
+        completed_at: batch.completed_at,
+        webhook_delivered: batch.webhook_delivered,
+        matching_items: matching.length,
+        items: page.map(({ result, index }) => batchItemOutput(result, index)),
+        has_more: nextOffset !== null,
+        next_offset: nextOffset,
+        next_step: batchNextStep(batch.status, nextOffset)
+      }
+    })
+})
+
+/** Every tool, in the order they are listed. */
+export const tools: ReadonlyArray<McpTool> = [
+  transcribeVideo,
+  getJob,
+  getTranscript,
+  searchTranscripts,
+  listTranscripts,
+  transcriptLanguages,
+  estimateCost,
+  getCredits,
+  runBatch,
+  getBatch
+]

@@ -1,0 +1,157 @@
+/**
+ * The worker on the production wiring (its claims and settles in batches, its one heartbeat):
+ *
+ * - a backlog of many jobs of several accounts is drained with every job claimed and settled once,
+ *   each charged once, the books balanced; an account that runs out of credits has only the jobs it
+ *   cannot pay failed, uncharged;
+ * - a job whose lease is lost while its handler runs is interrupted by the heartbeat and writes
+ *   nothing: the new holder settles it;
+ * - closing the worker waits for the settles in flight: nothing is left processing in its hands.
+ */
+import { expect, layer } from "@effect/vitest"
+import { JobLifecycle, type JobRecord, Jobs, WorkQueue } from "@verbatim/core"
+import type { Ids } from "@verbatim/domain"
+import { DateTime, Effect, Logger, Option } from "effect"
+import { eventually, runWorker, testJob, testWorkSettings, workerOn } from "../../src/index.js"
+import { books, createAccount, expectBalancedBooks, suiteOptions, useCasesLayer } from "./support.js"
+
+const findJob = (id: Ids.JobId) =>
+  Effect.flatMap(Jobs, (jobs) => jobs.find(id)).pipe(Effect.map(Option.getOrThrow))
+
+/** Waits until none of the jobs is processing; their records. */
+const allFinished = (ids: ReadonlyArray<Ids.JobId>) =>
+  eventually(
+    "every job to finish",
+    Effect.map(Effect.forEach(ids, findJob), (jobs) =>
+      jobs.every((job) => job.status !== "processing") ? Option.some(jobs) : Option.none()
+    ),
+    60_000
+  )
+
+const workers = (concurrency: number) =>
+  workerOn(testWorkSettings({ concurrency, leaseMs: 600, reconcileEveryMs: 200 }))
+
+layer(useCasesLayer(), suiteOptions)("the worker on the production wiring", (it) => {
+  it.effect(
+    "drains a backlog in batches: every job claimed and settled once, charged once; a poor account's unpaid jobs fail",
+    () =>
+      Effect.gen(function* () {
+        const lifecycle = yield* JobLifecycle
+        const rich = yield* createAccount({ credits: 1_000 })
+        const poor = yield* createAccount({ credits: 7 })
+        const created: Array<JobRecord> = []
+        for (let i = 0; i < 60; i++) {
+          const owner = i % 4 === 0 ? poor : rich
+          created.push(
+            yield* lifecycle.create(yield* testJob({ accountId: owner.id, payload: { credits: 2 } }))
+          )
+        }
+        const done = yield* Effect.scoped(
+          Effect.zipRight(runWorker, allFinished(created.map((j) => j.id)))
+        ).pipe(Effect.provide(workers(16)))
+        for (const job of done) expect(job).toMatchObject({ attempts: 1, leaseOwner: null })
+        const ofPoor = done.filter((job) => job.accountId === poor.id)
+        // 15 jobs of 2 credits against 7 credits: 3 paid, the others failed uncharged.
+        expect(ofPoor.filter((job) => job.status === "completed").length).toBe(3)
+        for (const job of ofPoor.filter((j) => j.status === "failed")) {
+          expect(job).toMatchObject({ creditsUsed: 0 })
+          expect(job.error).toContain("this needs 2 credits")
+        }
+        expect(
+          done.filter((job) => job.accountId === rich.id).every((job) => job.status === "completed")
+        ).toBe(true)
+        const richBooks = yield* expectBalancedBooks(rich)
+        expect(richBooks.balance).toBe(1_000 - 45 * 2)
+        expect(new Set(richBooks.charges.map((c) => c.key)).size).toBe(45)
+        const poorBooks = yield* expectBalancedBooks(poor)
+        expect([poorBooks.balance, poorBooks.charges.length]).toEqual([1, 3])
+      }),
+    90_000
+  )
+
+  it.effect(
+    "a job whose lease is lost while its handler runs is interrupted and writes nothing; the new holder settles it",
+    () =>
+      Effect.gen(function* () {
+        const lifecycle = yield* JobLifecycle
+        const jobs = yield* Jobs
+        const account = yield* createAccount({ credits: 10 })
+        const job = yield* lifecycle.create(
+          yield* testJob({ accountId: account.id, payload: { credits: 3, delay_ms: 60_000 } })
+        )
+        const logged: Array<string> = []
+        const collect = Logger.make(({ message }) => {
+          logged.push(...(Array.isArray(message) ? message : [message]).map(String))
+        })
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            yield* runWorker
+            const started = yield* eventually(
+              "the worker to claim the job",
+              Effect.map(findJob(job.id), (found) =>
+                Option.some(found).pipe(Option.filter((j) => j.attempts === 1))
+              )
+            )
+            const owner = started.leaseOwner ?? ""
+            // Another worker takes the job over (as it would once the lease had expired).
+            yield* jobs.release(job.id, owner, yield* DateTime.now)
+            yield* jobs.claim({ id: job.id, owner: "thief", now: yield* DateTime.now, leaseMs: 60_000 })
+            // The heartbeat (every 200 ms here) finds the lease lost and stops the handler, long before
+            // the worker stops (the handler would sleep for a minute).
+            yield* eventually(
+              "the worker to stop the handler",
+              Effect.sync(() =>
+                Option.some(logged).pipe(
+                  Option.filter((lines) =>
+                    lines.includes(`job ${job.id}: lease lost while working; another worker has it`)
+                  )
+                )
+              ),
+              10_000
+            )
+            expect(yield* findJob(job.id)).toMatchObject({ status: "processing", leaseOwner: "thief" })
+          })
+        ).pipe(Effect.provide(workers(2)), Effect.provide(Logger.replace(Logger.defaultLogger, collect)))
+        const settled = yield* lifecycle.settle(
+          yield* findJob(job.id),
+          "thief",
+          { _tag: "Completed", transcript: null, price: 3, reason: "the thief's work" },
+          yield* DateTime.now
+        )
+        expect(Option.getOrThrow(settled).job).toMatchObject({ status: "completed", creditsUsed: 3 })
+        const { balance, charges } = yield* expectBalancedBooks(account)
+        expect([balance, charges.length]).toEqual([7, 1])
+      }),
+    60_000
+  )
+
+  it.effect("closing the worker waits for the settles in flight: nothing is left in its hands", () =>
+    Effect.gen(function* () {
+      const lifecycle = yield* JobLifecycle
+      const queue = yield* WorkQueue
+      const account = yield* createAccount({ credits: 100 })
+      const created: Array<JobRecord> = []
+      for (let i = 0; i < 30; i++) {
+        created.push(
+          yield* lifecycle.create(yield* testJob({ accountId: account.id, payload: { credits: 1 } }))
+        )
+      }
+      // The worker is closed as soon as the lane is empty, while the last jobs may still be settling.
+      yield* Effect.scoped(
+        Effect.zipRight(
+          runWorker,
+          eventually(
+            "the lane to be empty",
+            Effect.map(Effect.orDie(queue.depth("test.delay")), (depth) =>
+              depth.waiting + depth.delayed + depth.active === 0 ? Option.some(depth) : Option.none()
+            )
+          )
+        )
+      ).pipe(Effect.provide(workers(8)))
+      for (const job of created) {
+        expect(yield* findJob(job.id)).toMatchObject({ status: "completed", leaseOwner: null })
+      }
+      expect((yield* books(account)).balance).toBe(70)
+    })
+  )
+})

@@ -1,0 +1,370 @@
+/**
+ * The local folder store, the embedded default: blobs are files under a root folder, and clients
+ * upload them with one PUT to a URL that the API server serves (`SignedPutReceiver`), carrying an
+ * HMAC-signed token (see `./token.ts`) that binds the path, the content type, the size and the
+ * expiry.
+ *
+ * Layout under the root:
+ *
+ * - `<path>`: the blob's bytes (paths follow `./path.ts`, so nothing can resolve outside the root);
+ * - `<dir>/.<name>.meta.json`: its sidecar, `{"contentType", "sizeBytes"}`, so `stat` reports the
+ *   content type the ticket signed (a sidecar whose size disagrees with the file is ignored);
+ * - `.partial/`: bodies being received. A body is written there under a random name, synced, and
+ *   renamed into place only when every byte arrived and matched the terms, so a reader never sees
+ *   half a file; any refusal, failure or interruption deletes it. Files there not modified for
+ *   `staleAfter` (a process killed mid-upload) are deleted when the store starts.
+ *
+ * Names starting with `.` are never valid paths, so none of these helpers can collide with a blob.
+ *
+ * The receiver checks, in order: the token (constant-time MAC: `bad_signature`), the expiry
+ * against Effect's `Clock` (`expired`, when now >= expiry), the Content-Type (`content_type`: the
+ * media type compared ignoring case, parameters not tolerated: see `./media-type.ts`), the
+ * Content-Length when the request has one (`size`), then the body, counted as it streams: more
+ * bytes than signed is refused at the chunk that crosses the size, fewer when the body ends
+ * (`size`), and a body that fails (the client went away) is `incomplete`. Like a presigned S3 URL, a
+ * token may be used again until it expires (each PUT replaces the blob with the same terms).
+ */
+import { randomUUID } from "node:crypto"
+import { FileSystem, Path } from "@effect/platform"
+import type { PlatformError } from "@effect/platform/Error"
+import {
+  type BlobInfo,
+  BlobMissing,
+  BlobStore,
+  BlobStoreError,
+  type BlobStoreService,
+  PutRejected,
+  type PutTerms,
+  type SignedPut,
+  SignedPutReceiver,
+  type SignedPutReceiverService
+} from "@verbatim/core"
+import {
+  Clock,
+  Config,
+  type ConfigError,
+  Context,
+  DateTime,
+  Duration,
+  Effect,
+  Either,
+  Layer,
+  Option,
+  Redacted,
+  Schema,
+  Stream
+} from "effect"
+import * as MediaType from "./media-type.js"
+import { checkPath, checkPut } from "./terms.js"
+import * as Token from "./token.js"
+
+export interface LocalBlobStoreSettings {
+  /** The folder that holds the blobs (default `./.data/blobs`); resolved once, when the store starts. */
+  readonly root?: string | undefined
+  /** The HMAC-SHA256 key of the tokens: at least 32 characters. */
+  readonly signingKey: Redacted.Redacted<string>
+  /**
+   * The public URL of the route that serves `PUT {signedUrlBase}/{token}` by calling
+   * `SignedPutReceiver.receive`, e.g. `https://verbatim.example/api/v2/uploads/files` (a trailing
+   * `/` is dropped).
+   */
+  readonly signedUrlBase: string
+  /** Reported as `bucket` by `POST /uploads` (default `local`). */
+  readonly bucket?: string | undefined
+  /** Partial bodies untouched for this long are deleted at start (default 1 hour). */
+  readonly staleAfter?: Duration.DurationInput | undefined
+}
+
+export const defaultRoot = "./.data/blobs"
+export const defaultBucket = "local"
+export const minimumKeyLength = 32
+
+const partialDirectory = ".partial"
+
+/**
+ * Settings from the environment: `VERBATIM_BLOB_DIR` (default `./.data/blobs`),
+ * `VERBATIM_BLOB_SIGNING_KEY` (secret, at least 32 characters) and `VERBATIM_BLOB_SIGNED_URL_BASE`
+ * (the public URL of the signed PUT route, without the token).
+ */
+export const LocalBlobStoreConfig: Config.Config<LocalBlobStoreSettings> = Config.all({
+  root: Config.string("VERBATIM_BLOB_DIR").pipe(Config.withDefault(defaultRoot)),
+  signingKey: Config.redacted("VERBATIM_BLOB_SIGNING_KEY").pipe(
+    Config.validate({
+      message: `VERBATIM_BLOB_SIGNING_KEY must be at least ${minimumKeyLength} characters`,
+      validation: (key) => Redacted.value(key).length >= minimumKeyLength
+    })
+  ),
+  signedUrlBase: Config.string("VERBATIM_BLOB_SIGNED_URL_BASE").pipe(
+    Config.validate({
+      message: "VERBATIM_BLOB_SIGNED_URL_BASE must be an http or https URL",
+      validation: (text) => Either.isRight(checkUrlBase(text))
+    })
+  )
+})
+
+const checkUrlBase = (text: string): Either.Either<string, string> => {
+  try {
+    const url = new URL(text)
+    if (url.protocol !== "http:" && url.protocol !== "https:") return Either.left("not http or https")
+    if (url.search !== "" || url.hash !== "") return Either.left("has a query or fragment")
+    return Either.right(text.replace(/\/+$/, ""))
+  } catch {
+    return Either.left("not a URL")
+  }
+}
+
+const Sidecar = Schema.parseJson(
+  Schema.Struct({ contentType: Schema.String, sizeBytes: Schema.NonNegativeInt })
+)
+const decodeSidecar = Schema.decodeUnknownOption(Sidecar)
+
+/** Not there: missing, or a directory or a file stands where the path needs the other. */
+const isAbsent = (error: PlatformError): boolean =>
+  error._tag === "SystemError" && (error.reason === "NotFound" || error.reason === "BadResource")
+
+const failure =
+  (what: string) =>
+  (error: PlatformError): BlobStoreError =>
+    new BlobStoreError({ reason: `${what}: ${error.message}` })
+
+export interface LocalBlobStore {
+  readonly store: BlobStoreService
+  readonly receiver: SignedPutReceiverService
+  /** The absolute root folder. */
+  readonly root: string
+}
+
+/** The store and its receiver over one folder (created when missing). */
+export const make = (
+  settings: LocalBlobStoreSettings
+): Effect.Effect<LocalBlobStore, BlobStoreError, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const paths = yield* Path.Path
+    const key = settings.signingKey
+    if (Redacted.value(key).length < minimumKeyLength)
+      return yield* new BlobStoreError({
+        reason: `the signing key must be at least ${minimumKeyLength} characters`
+      })
+    const urlBase = yield* Either.match(checkUrlBase(settings.signedUrlBase), {
+      onLeft: (why) => Effect.fail(new BlobStoreError({ reason: `invalid signedUrlBase (${why})` })),
+      onRight: Effect.succeed
+    })
+    const root = paths.resolve(settings.root ?? defaultRoot)
+    const partials = paths.join(root, partialDirectory)
+    const bucket = settings.bucket ?? defaultBucket
+    yield* fs
+      .makeDirectory(partials, { recursive: true })
+      .pipe(Effect.mapError(failure("cannot create the blob folder")))
+    yield* sweepPartials(fs, paths, partials, Duration.decode(settings.staleAfter ?? Duration.hours(1)))
+
+    /** The file of a valid path (segments never contain `..`, so it is under the root). */
+    const fileOf = (path: string): string => paths.join(root, ...path.split("/"))
+    const sidecarOf = (file: string): string =>
+      paths.join(paths.dirname(file), `.${paths.basename(file)}.meta.json`)
+
+    const signPut = Effect.fn("LocalBlobStore.signPut")(function* (path: string, terms: PutTerms) {
+      yield* checkPut(path, terms, Number.MAX_SAFE_INTEGER)
+      const token = Token.sign(key, {
+        path,
+        contentType: terms.contentType,
+        sizeBytes: terms.sizeBytes,
+        expiresAtMillis: DateTime.toEpochMillis(terms.expiresAt)
+      })
+      return { bucket, path, token, url: `${urlBase}/${token}`, expiresAt: terms.expiresAt }
+    })
+
+    const stat = Effect.fn("LocalBlobStore.stat")(function* (path: string) {
+      const file = fileOf(yield* checkPath(path))
+      const info = yield* fs.stat(file).pipe(
+        Effect.map(Option.some),
+        Effect.catchIf(isAbsent, () => Effect.succeedNone),
+        Effect.mapError(failure("cannot stat the blob"))
+      )
+      if (Option.isNone(info) || info.value.type !== "File") return Option.none<BlobInfo>()
+      const sizeBytes = Number(info.value.size)
+      const sidecar = yield* fs.readFileString(sidecarOf(file)).pipe(
+        Effect.map(decodeSidecar),
+        Effect.catchIf(isAbsent, () => Effect.succeedNone),
+        Effect.mapError(failure("cannot read the blob's content type"))
+      )
+      const contentType = Option.match(sidecar, {
+        onNone: () => null,
+        onSome: (meta) => (meta.sizeBytes === sizeBytes ? meta.contentType : null)
+      })
+      return Option.some<BlobInfo>({ sizeBytes, contentType })
+    })
+
+    const read = (path: string): Stream.Stream<Uint8Array, BlobStoreError | BlobMissing> =>
+      Stream.unwrap(
+        Effect.map(stat(path), (info) =>
+          Option.isNone(info)
+            ? Stream.fail(new BlobMissing({ path }))
+            : fs
+                .stream(fileOf(path))
+                .pipe(
+                  Stream.mapError((error) =>
+                    isAbsent(error) ? new BlobMissing({ path }) : failure("cannot read the blob")(error)
+                  )
+                )
+        )
+      ).pipe(Stream.withSpan("LocalBlobStore.read", { attributes: { path } }))
+
+    const remove = Effect.fn("LocalBlobStore.remove")(function* (path: string) {
+      const file = fileOf(yield* checkPath(path))
+      const removeFile = (target: string) =>
+        fs.remove(target, { force: true }).pipe(
+          Effect.catchIf(isAbsent, () => Effect.void),
+          Effect.mapError(failure("cannot delete the blob"))
+        )
+      const info = yield* fs.stat(file).pipe(
+        Effect.map(Option.some),
+        Effect.catchIf(isAbsent, () => Effect.succeedNone),
+        Effect.mapError(failure("cannot stat the blob"))
+      )
+      // A directory at the path is not a blob: nothing to delete.
+      if (Option.isSome(info) && info.value.type !== "File") return
+      yield* removeFile(file)
+      yield* removeFile(sidecarOf(file))
+    })
+
+    const reject = (refusal: PutRejected["refusal"], reason: string) => new PutRejected({ refusal, reason })
+
+    const receive = <E>(put: SignedPut<E>): Effect.Effect<BlobInfo, PutRejected | BlobStoreError> =>
+      Effect.gen(function* () {
+        const claims = yield* Either.match(Token.verify(key, put.token), {
+          onLeft: (why) => Effect.fail(reject("bad_signature", why)),
+          onRight: Effect.succeed
+        })
+        yield* Effect.annotateCurrentSpan({ path: claims.path, sizeBytes: claims.sizeBytes })
+        const now = yield* Clock.currentTimeMillis
+        if (now >= claims.expiresAtMillis) return yield* reject("expired", "the upload URL has expired")
+        if (!MediaType.matches(claims.contentType, put.contentType))
+          return yield* reject(
+            "content_type",
+            `the Content-Type must be ${claims.contentType}, as signed (got ${put.contentType ?? "none"})`
+          )
+        if (put.contentLength !== undefined && put.contentLength !== claims.sizeBytes)
+          return yield* reject(
+            "size",
+            `the Content-Length must be ${claims.sizeBytes}, as signed (got ${put.contentLength})`
+          )
+
+        const file = fileOf(claims.path)
+        const temp = paths.join(partials, randomUUID())
+        const tempSidecar = `${temp}.meta`
+        const cleanUp = Effect.forEach([temp, tempSidecar], (target) => fs.remove(target, { force: true }), {
+          discard: true
+        }).pipe(
+          Effect.catchAll((error) => Effect.logWarning("could not delete a partial upload", error.message))
+        )
+
+        return yield* Effect.gen(function* () {
+          yield* fs
+            .makeDirectory(partials, { recursive: true })
+            .pipe(Effect.zipRight(fs.makeDirectory(paths.dirname(file), { recursive: true })))
+            .pipe(Effect.mapError(failure("cannot create the blob's folder")))
+          yield* Effect.scoped(
+            Effect.gen(function* () {
+              const handle = yield* fs
+                .open(temp, { flag: "wx", mode: 0o600 })
+                .pipe(Effect.mapError(failure("cannot create a partial file")))
+              let received = 0
+              yield* put.body.pipe(
+                Stream.mapError(() => reject("incomplete", "the body could not be read to its end")),
+                Stream.runForEach((chunk): Effect.Effect<void, PutRejected | BlobStoreError> => {
+                  received += chunk.byteLength
+                  return received > claims.sizeBytes
+                    ? Effect.fail(
+                        reject("size", `the body is longer than the ${claims.sizeBytes} bytes signed`)
+                      )
+                    : handle.writeAll(chunk).pipe(Effect.mapError(failure("cannot write the blob")))
+                })
+              )
+              if (received < claims.sizeBytes)
+                return yield* reject(
+                  "size",
+                  `the body ended after ${received} of the ${claims.sizeBytes} bytes signed`
+                )
+              yield* handle.sync.pipe(Effect.mapError(failure("cannot write the blob")))
+            })
+          )
+          // Commit: the sidecar first, then the bytes, without interruption in between.
+          yield* Effect.uninterruptible(
+            fs
+              .writeFileString(
+                tempSidecar,
+                JSON.stringify({ contentType: claims.contentType, sizeBytes: claims.sizeBytes }),
+                { flag: "wx", mode: 0o600 }
+              )
+              .pipe(
+                Effect.zipRight(fs.rename(tempSidecar, sidecarOf(file))),
+                Effect.zipRight(fs.rename(temp, file)),
+                Effect.mapError(failure("cannot store the blob"))
+              )
+          )
+          yield* Effect.logDebug("upload stored")
+          return { sizeBytes: claims.sizeBytes, contentType: claims.contentType } satisfies BlobInfo
+        }).pipe(Effect.ensuring(cleanUp), Effect.annotateLogs({ path: claims.path }))
+      }).pipe(
+        Effect.tapErrorTag("PutRejected", (rejected) =>
+          Effect.logInfo("signed upload refused", { refusal: rejected.refusal, reason: rejected.reason })
+        ),
+        Effect.withSpan("LocalBlobStore.receive")
+      )
+
+    return {
+      root,
+      store: BlobStore.of({
+        bucket,
+        signPut,
+        stat,
+        read,
+        remove
+      }),
+      receiver: SignedPutReceiver.of({ receive })
+    }
+  })
+
+/** Deletes partial bodies not modified for `staleAfter`; failures are logged, never fatal. */
+const sweepPartials = (
+  fs: FileSystem.FileSystem,
+  paths: Path.Path,
+  folder: string,
+  staleAfter: Duration.Duration
+): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const names = yield* fs.readDirectory(folder)
+    let removed = 0
+    for (const name of names) {
+      const target = paths.join(folder, name)
+      const info = yield* fs.stat(target)
+      const modified = Option.getOrElse(
+        Option.map(info.mtime, (date) => date.getTime()),
+        () => 0
+      )
+      if (now - modified >= Duration.toMillis(staleAfter)) {
+        yield* fs.remove(target, { recursive: true, force: true })
+        removed += 1
+      }
+    }
+    if (removed > 0) yield* Effect.logInfo("deleted stale partial uploads", { removed })
+  }).pipe(Effect.catchAll((error) => Effect.logWarning("could not sweep partial uploads", error.message)))
+
+/** `BlobStore` and `SignedPutReceiver` over one folder. */
+export const layer = (
+  settings: LocalBlobStoreSettings
+): Layer.Layer<BlobStore | SignedPutReceiver, BlobStoreError, FileSystem.FileSystem | Path.Path> =>
+  Layer.effectContext(
+    Effect.map(make(settings), ({ store, receiver }) =>
+      Context.make(BlobStore, store).pipe(Context.add(SignedPutReceiver, receiver))
+    )
+  )
+
+/** `layer` with `LocalBlobStoreConfig`. */
+export const layerConfig: Layer.Layer<
+  BlobStore | SignedPutReceiver,
+  BlobStoreError | ConfigError.ConfigError,
+  FileSystem.FileSystem | Path.Path
+> = Layer.unwrapEffect(Effect.map(LocalBlobStoreConfig, layer))
