@@ -8,7 +8,8 @@ import { createServer, type Server, type Socket } from "node:net"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, ConfigProvider, Effect, Either, Exit, Layer, Option, Redacted } from "effect"
+import { Cause, ConfigProvider, Effect, Either, Exit, Fiber, Layer, Option, Redacted } from "effect"
+import Pg from "pg"
 import {
   DatabaseConfig,
   databaseUrlProblem,
@@ -19,6 +20,7 @@ import {
 } from "../src/client.js"
 import { isDatabaseUnavailable } from "../src/postgres-error.js"
 import { operation } from "../src/repositories/failure.js"
+import { make as makeTransactor } from "../src/transactor.js"
 
 const databaseUrl = process.env.DATABASE_URL?.trim() ?? ""
 
@@ -221,6 +223,59 @@ describe.runIf(databaseUrl !== "")("PostgreSQL timeouts (DATABASE_URL)", () => {
           })
         )
       ),
+    20_000
+  )
+
+  it.live(
+    "a transaction that cannot get a connection (BEGIN) fails as unavailable",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const transactor = yield* makeTransactor
+        // The pool's only connection is busy for a second; the second transaction waits 300 ms for it.
+        const busy = yield* Effect.fork(transactor.transaction(Effect.orDie(sql`SELECT pg_sleep(1)`)))
+        yield* Effect.sleep("100 millis")
+        const failure = yield* Effect.flip(transactor.transaction(Effect.orDie(sql`SELECT 1`)))
+        expect(failure).toMatchObject({ operation: "Transactor.transaction", unavailable: true })
+        yield* Fiber.join(busy)
+      }).pipe(
+        Effect.provide(
+          postgresTestLayer(Redacted.make(databaseUrl), undefined, {
+            maxConnections: 1,
+            connectTimeoutMs: 300,
+            statementTimeoutMs: 5_000
+          })
+        )
+      ),
+    20_000
+  )
+
+  it.live(
+    "a transaction whose connection dies before COMMIT fails as unavailable",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const transactor = yield* makeTransactor
+        const terminate = (pid: number) =>
+          Effect.promise(async () => {
+            const other = new Pg.Client({ connectionString: databaseUrl })
+            await other.connect()
+            try {
+              await other.query("SELECT pg_terminate_backend($1)", [pid])
+            } finally {
+              await other.end()
+            }
+          })
+        const failure = yield* Effect.flip(
+          transactor.transaction(
+            Effect.gen(function* () {
+              const [row] = yield* Effect.orDie(sql<{ readonly pid: number }>`SELECT pg_backend_pid() AS pid`)
+              if (row !== undefined) yield* terminate(row.pid)
+            })
+          )
+        )
+        expect(failure).toMatchObject({ operation: "Transactor.transaction", unavailable: true })
+      }).pipe(Effect.provide(postgresTestLayer(Redacted.make(databaseUrl)))),
     20_000
   )
 })
