@@ -7,6 +7,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import type {
   Accounts,
   Batches,
+  Collections,
   IdempotencyKeys,
   Jobs,
   Ledger,
@@ -22,6 +23,7 @@ import { migrations } from "./migrations/index.js"
 import * as Migrator from "./migrator.js"
 import * as AccountsSql from "./repositories/accounts.js"
 import * as BatchesSql from "./repositories/batches.js"
+import * as CollectionsSql from "./repositories/collections.js"
 import * as IdempotencySql from "./repositories/idempotency.js"
 import * as JobsSql from "./repositories/jobs.js"
 import * as LedgerSql from "./repositories/ledger.js"
@@ -41,6 +43,7 @@ export type Repositories =
   | WebhookDeliveries
   | Uploads
   | Batches
+  | Collections
   | IdempotencyKeys
   | OAuthStore
 
@@ -54,6 +57,7 @@ export const RepositoriesLive: Layer.Layer<Repositories, never, SqlClient.SqlCli
   WebhookDeliveriesSql.layer,
   UploadsSql.layer,
   BatchesSql.layer,
+  CollectionsSql.layer,
   IdempotencySql.layer,
   OAuthSql.layer
 )

@@ -4,6 +4,7 @@ import { AccessLive } from "./access.js"
 import { AccountAdminLive } from "./account-admin.js"
 import { BalanceLive } from "./balance.js"
 import { BatchWorkLive } from "./batch.js"
+import { CollectionWorkLive, RecommendationsLive } from "./collections.js"
 import { IdempotencyLive } from "./idempotency.js"
 import { JobLifecycleLive } from "./job-lifecycle.js"
 import { JobQueriesLive } from "./job-queries.js"
@@ -13,6 +14,7 @@ import { MediaUploadsLive } from "./uploads.js"
 
 export * from "./asr-work.js"
 export * from "./batch.js"
+export * from "./collections.js"
 export * from "./idempotency.js"
 export * from "./job-body.js"
 export * from "./job-lifecycle.js"
@@ -33,5 +35,7 @@ export const UseCasesLive = Layer.mergeAll(
   TranscribeLive,
   MediaUploadsLive,
   BatchWorkLive,
+  CollectionWorkLive,
+  RecommendationsLive,
   IdempotencyLive
 ).pipe(Layer.provideMerge(JobLifecycleLive))

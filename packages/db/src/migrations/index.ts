@@ -9,6 +9,7 @@ import { uploads } from "./0006_uploads.js"
 import { batches } from "./0007_batches.js"
 import { idempotency } from "./0008_idempotency.js"
 import { oauth } from "./0009_oauth.js"
+import { collections } from "./0010_collections.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
@@ -19,5 +20,6 @@ export const migrations: Migrations = {
   "0006_uploads": uploads,
   "0007_batches": batches,
   "0008_idempotency": idempotency,
-  "0009_oauth": oauth
+  "0009_oauth": oauth,
+  "0010_collections": collections
 }

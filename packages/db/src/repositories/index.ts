@@ -1,6 +1,7 @@
 /** The SQL implementations of core's store ports, each as a module with `make` and `layer`. */
 export * as AccountsSql from "./accounts.js"
 export * as BatchesSql from "./batches.js"
+export * as CollectionsSql from "./collections.js"
 export * as IdempotencySql from "./idempotency.js"
 export * as JobsSql from "./jobs.js"
 export * as LedgerSql from "./ledger.js"
