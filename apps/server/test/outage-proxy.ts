@@ -8,6 +8,7 @@
  * - `open()`: the port accepts connections again (the database is back).
  */
 import { createConnection, createServer, type Server, type Socket } from "node:net"
+import { Effect, Layer } from "effect"
 
 interface Pair {
   readonly client: Socket
@@ -109,3 +110,23 @@ export class TcpProxy {
     for (const chunk of pair.toClient.splice(0)) pair.client.write(chunk)
   }
 }
+
+/** `url` with its host and port replaced by the proxy's on this machine. */
+export const throughProxy = (url: string, port: number): string => {
+  const proxied = new URL(url)
+  proxied.hostname = "127.0.0.1"
+  proxied.port = String(port)
+  return proxied.toString()
+}
+
+/** A layer built on the proxy's port while the proxy is open; the proxy is closed with it. */
+export const withProxy = <A, E, R>(proxy: TcpProxy, build: (port: number) => Layer.Layer<A, E, R>) =>
+  Layer.unwrapScoped(
+    Effect.map(
+      Effect.acquireRelease(
+        Effect.promise(() => proxy.open()),
+        () => Effect.promise(() => proxy.close())
+      ),
+      build
+    )
+  )

@@ -21,7 +21,7 @@ import {
   testStorage
 } from "@verbatim/runtime"
 import { Effect, Layer, Option, Redacted } from "effect"
-import { TcpProxy } from "./outage-proxy.js"
+import { TcpProxy, throughProxy, withProxy } from "./outage-proxy.js"
 import { type TestResponse, TestServer, testServerOn } from "./server.js"
 import { api } from "./support.js"
 
@@ -36,41 +36,27 @@ const bound = statementTimeoutMs + 2_000 + connectTimeoutMs + 1_500
 const target = databaseUrl === "" ? undefined : new URL(databaseUrl)
 const proxy = new TcpProxy(Number(target?.port || 5432), target?.hostname || "127.0.0.1")
 
-const throughProxy = (port: number): Redacted.Redacted => {
-  const url = new URL(databaseUrl)
-  url.hostname = "127.0.0.1"
-  url.port = String(port)
-  return Redacted.make(url.toString())
-}
-
-const ProxiedServer = Layer.unwrapScoped(
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.promise(() => proxy.open()),
-      () => Effect.promise(() => proxy.close())
-    ),
-    (port) =>
-      testServerOn({
-        infrastructure: (publicUrl) =>
-          Layer.mergeAll(
-            persistenceLayer(
-              postgresTestLayer(
-                Redacted.make(databaseUrl),
-                camelCaseNaming,
-                { maxConnections: 4, connectTimeoutMs, statementTimeoutMs },
-                throughProxy(port)
-              )
-            ),
-            demoPlatform(shippedCataloguePath),
-            queuesFor({ url: Option.none(), prefix: "unused:" }),
-            NodeServicesLive,
-            Layer.succeed(WebhookAllowList, testAllowedHosts),
-            noSpeechToText("no speech engine in this test"),
-            testStorage(publicUrl ?? "http://127.0.0.1:9"),
-            Layer.succeed(ServiceUrl, publicUrl ?? "http://127.0.0.1:9")
+const ProxiedServer = withProxy(proxy, (port) =>
+  testServerOn({
+    infrastructure: (publicUrl) =>
+      Layer.mergeAll(
+        persistenceLayer(
+          postgresTestLayer(
+            Redacted.make(databaseUrl),
+            camelCaseNaming,
+            { maxConnections: 4, connectTimeoutMs, statementTimeoutMs },
+            Redacted.make(throughProxy(databaseUrl, port))
           )
-      })
-  )
+        ),
+        demoPlatform(shippedCataloguePath),
+        queuesFor({ url: Option.none(), prefix: "unused:" }),
+        NodeServicesLive,
+        Layer.succeed(WebhookAllowList, testAllowedHosts),
+        noSpeechToText("no speech engine in this test"),
+        testStorage(publicUrl ?? "http://127.0.0.1:9"),
+        Layer.succeed(ServiceUrl, publicUrl ?? "http://127.0.0.1:9")
+      )
+  })
 )
 
 const timed = (request: Effect.Effect<TestResponse>) =>

@@ -7,7 +7,9 @@
  *   connections) is logged as a warning and answered `service_unavailable` (503) with
  *   `details.retry_after_seconds`, which HTTP also sends as `Retry-After`: the same request will
  *   succeed once the database is back, and a load balancer can tell an outage from a bug.
- * - Any other store or queue failure is logged with its cause and answered `internal_error`, without
+ * - A queue failure (`QueueError`: Redis unreachable or not answering in time, the in-memory queue
+ *   full) is answered the same way: the work queue is infrastructure that comes back.
+ * - Any other store failure is logged with its cause and answered `internal_error`, without
  *   telling the caller anything about the store.
  * - A request refused by the rate limit is `rate_limit_exceeded` with the seconds to wait.
  * - A schema rejection is `Errors.invalidRequest` / `Errors.rejection` of the domain (one issue per
@@ -25,28 +27,40 @@ export type InfrastructureError = PersistenceError | QueueError
 /** The seconds a caller is asked to wait when the database is unavailable. */
 export const unavailableRetryAfterSeconds = 5
 
-/** The answer while the database is unavailable: 503 `service_unavailable`, retry after a few seconds. */
-export const serviceUnavailable: Errors.ApiError = Errors.apiError(
-  "service_unavailable",
-  `The service cannot reach its database right now; retry in ${unavailableRetryAfterSeconds} s`,
-  { retry_after_seconds: unavailableRetryAfterSeconds }
-)
+/** The answer while a store the service needs is unavailable: 503 `service_unavailable`, retry soon. */
+const unavailableAnswer = (store: string): Errors.ApiError =>
+  Errors.apiError(
+    "service_unavailable",
+    `The service cannot reach its ${store} right now; retry in ${unavailableRetryAfterSeconds} s`,
+    { retry_after_seconds: unavailableRetryAfterSeconds }
+  )
 
-/** Whether an infrastructure failure is the database being unavailable (not a bug). */
+/** The answer while the database is unavailable. */
+export const serviceUnavailable: Errors.ApiError = unavailableAnswer("database")
+
+/** The answer while the work queue (Redis) is unavailable. */
+export const queueUnavailable: Errors.ApiError = unavailableAnswer("work queue")
+
+/** Whether an infrastructure failure is a store being unavailable (not a bug): 503, not 500. */
 export const isUnavailable = (failure: InfrastructureError): boolean =>
-  failure._tag === "PersistenceError" && failure.unavailable
+  failure._tag === "QueueError" || failure.unavailable
 
 /** The caller's answer to an infrastructure failure, logged once here. */
 export const infrastructureAnswer = (failure: InfrastructureError): Effect.Effect<never, Errors.ApiError> =>
-  isUnavailable(failure)
+  failure._tag === "QueueError"
     ? Effect.zipRight(
-        Effect.logWarning(`database unavailable in ${failure.operation}: ${causeMessage(failure.cause)}`),
-        Effect.fail(serviceUnavailable)
+        Effect.logWarning(`work queue unavailable in ${failure.operation}: ${causeMessage(failure.cause)}`),
+        Effect.fail(queueUnavailable)
       )
-    : Effect.zipRight(
-        Effect.logError(`${failure._tag} in ${failure.operation}`, failure.cause),
-        Effect.fail(Errors.apiError("internal_error"))
-      )
+    : failure.unavailable
+      ? Effect.zipRight(
+          Effect.logWarning(`database unavailable in ${failure.operation}: ${causeMessage(failure.cause)}`),
+          Effect.fail(serviceUnavailable)
+        )
+      : Effect.zipRight(
+          Effect.logError(`${failure._tag} in ${failure.operation}`, failure.cause),
+          Effect.fail(Errors.apiError("internal_error"))
+        )
 
 const causeMessage = (cause: unknown): string => {
   const own = cause instanceof Error ? cause.message : String(cause)
@@ -58,8 +72,8 @@ const causeMessage = (cause: unknown): string => {
 }
 
 /**
- * Runs a use case for a caller: its `ApiError`s as they are, an unavailable database as
- * `service_unavailable`, other infrastructure failures as `internal_error`.
+ * Runs a use case for a caller: its `ApiError`s as they are, an unavailable database or work queue
+ * as `service_unavailable`, other infrastructure failures as `internal_error`.
  */
 export const answer = <A, R>(
   effect: Effect.Effect<A, Errors.ApiError | InfrastructureError, R>

@@ -81,6 +81,8 @@ export interface TestInfrastructureOptions {
   readonly platform?: Layer.Layer<VideoPlatform, unknown> | undefined
   /** Use Redis (`REDIS_URL`) under this key prefix instead of the in-memory queue and limiter. */
   readonly redisPrefix?: string | undefined
+  /** With `redisPrefix`: Redis at this address instead of `REDIS_URL` (a proxy a fault test can break). */
+  readonly redisUrl?: string | undefined
   /** The speech engine (default: none, so ASR requests answer 503 `asr_unavailable`). */
   readonly speech?: Layer.Layer<SpeechToText, unknown> | undefined
   /** Where the local store's signed URLs point (the test server's address). */
@@ -112,7 +114,7 @@ export const offlineMedia = (publicUrl = "http://127.0.0.1:9") =>
 
 /** The test infrastructure (see the module comment). */
 export const testInfrastructure = (options: TestInfrastructureOptions = {}) => {
-  const url = process.env.REDIS_URL?.trim()
+  const url = options.redisUrl ?? process.env.REDIS_URL?.trim()
   const redis =
     options.redisPrefix !== undefined && url
       ? { url: Option.some(Redacted.make(url)), prefix: options.redisPrefix }

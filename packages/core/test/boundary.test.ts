@@ -1,0 +1,53 @@
+/**
+ * The boundary policy every entry point shares (`answer`): an unavailable database and a work queue
+ * that cannot be reached are 503 `service_unavailable` with `retry_after_seconds` (HTTP sends it as
+ * `Retry-After`); any other store failure is 500 `internal_error`; an `ApiError` passes as it is.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Errors } from "@verbatim/domain"
+import { Effect } from "effect"
+import { answer, unavailableRetryAfterSeconds } from "../src/boundary.js"
+import { PersistenceError } from "../src/errors.js"
+import { QueueError } from "../src/ports/work-queue.js"
+
+const answered = (failure: Errors.ApiError | PersistenceError | QueueError) =>
+  Effect.flip(answer(Effect.fail(failure)))
+
+describe("answer", () => {
+  it.effect(
+    "a work queue that cannot be reached (Redis down) is 503 service_unavailable with a retry time",
+    () =>
+      Effect.gen(function* () {
+        const error = yield* answered(
+          new QueueError({ operation: "offer", cause: new Error("connect ECONNREFUSED 127.0.0.1:6379") })
+        )
+        expect([error.code, error.status, error.retryable]).toEqual(["service_unavailable", 503, true])
+        expect(error.details).toEqual({ retry_after_seconds: unavailableRetryAfterSeconds })
+        expect(error.message).toContain("work queue")
+      })
+  )
+
+  it.effect("an unavailable database is 503; any other store failure 500 internal_error", () =>
+    Effect.gen(function* () {
+      const down = yield* answered(
+        new PersistenceError({ operation: "Accounts.get", cause: new Error("refused"), unavailable: true })
+      )
+      expect([down.code, down.status, down.details]).toEqual([
+        "service_unavailable",
+        503,
+        { retry_after_seconds: unavailableRetryAfterSeconds }
+      ])
+      const bug = yield* answered(
+        new PersistenceError({ operation: "Accounts.get", cause: new Error("42P01") })
+      )
+      expect([bug.code, bug.status, bug.details]).toEqual(["internal_error", 500, {}])
+    })
+  )
+
+  it.effect("an ApiError passes as it is", () =>
+    Effect.gen(function* () {
+      const refusal = Errors.apiError("not_found")
+      expect(yield* answered(refusal)).toBe(refusal)
+    })
+  )
+})
