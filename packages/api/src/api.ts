@@ -6,6 +6,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { apiId } from "./base.js"
 import { BatchGroup } from "./groups/batch.js"
+import { ChannelsGroup, PlaylistsGroup, RecommendationsGroup } from "./groups/collections.js"
 import { CreditsGroup } from "./groups/credits.js"
 import { HealthGroup } from "./groups/health.js"
 import { JobsGroup } from "./groups/jobs.js"
@@ -25,6 +26,9 @@ export class VerbatimApi extends HttpApi.make(apiId)
   .add(TranscriptsGroup)
   .add(UploadsGroup)
   .add(BatchGroup)
+  .add(PlaylistsGroup)
+  .add(ChannelsGroup)
+  .add(RecommendationsGroup)
   .annotateContext(
     OpenApi.annotations({
       title,

@@ -30,6 +30,7 @@ import {
 } from "./failures.js"
 import { GptOpenApiRoute } from "./gpt.js"
 import { BatchHttp } from "./groups/batch.js"
+import { ChannelsHttp, PlaylistsHttp, RecommendationsHttp } from "./groups/collections.js"
 import { CreditsHttp } from "./groups/credits.js"
 import { HealthHttp, ReadinessFromPorts } from "./groups/health.js"
 import { JobsHttp } from "./groups/jobs.js"
@@ -117,7 +118,10 @@ export const HandlersLive = Layer.mergeAll(
   JobsHttp,
   TranscriptsHttp,
   UploadsHttp,
-  BatchHttp
+  BatchHttp,
+  PlaylistsHttp,
+  ChannelsHttp,
+  RecommendationsHttp
 ).pipe(Layer.provide(AuthenticationLive))
 
 export const ApiLive = HttpApiBuilder.api(VerbatimApi).pipe(Layer.provide(HandlersLive))

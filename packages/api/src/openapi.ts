@@ -164,24 +164,45 @@ const plainComponents: Record<string, Json> = {
   NumberFromString: { type: "number" }
 }
 
-const cleanParameter = (parameter: unknown): unknown => {
-  if (!isObject(parameter) || parameter.in !== "query" || typeof parameter.name !== "string") return parameter
-  const known = queryParameters[parameter.name]
-  const ref = refName(parameter.schema)
-  if (known !== undefined && (ref === "NumberFromString" || ref === undefined)) {
-    const { description, ...schema } = known
-    return { ...parameter, description, schema }
+const boundedQuery = (bounds: Plan.Bounds, description: string): Json => ({
+  type: "integer",
+  minimum: bounds.min,
+  maximum: bounds.max,
+  default: bounds.default,
+  description: `${description}, ${bounds.min} to ${bounds.max}`
+})
+
+/** Query parameters that mean something else on one path than `queryParameters` says. */
+const pathQueryParameters: Record<string, Record<string, Json>> = {
+  "/playlists/history": { limit: boundedQuery(Plan.channelHistoryLimit, "How many playlist batches") },
+  "/channels/history": { limit: boundedQuery(Plan.channelHistoryLimit, "How many channel batches") },
+  "/recommendations/videos": {
+    limit: boundedQuery(Plan.recommendationsLimit, "How many videos"),
+    channels: boundedQuery(Plan.recommendationsChannels, "How many of the most transcribed channels")
   }
-  if (ref === "BooleanFromString") return { ...parameter, schema: { type: "boolean" } }
-  if (ref === "DateTimeUtc") {
-    return {
-      ...parameter,
-      description: "A date-time (or a date, meaning its midnight in UTC), ISO 8601",
-      schema: { type: "string", format: "date-time" }
-    }
-  }
-  return parameter
 }
+
+const cleanParameter =
+  (path: string) =>
+  (parameter: unknown): unknown => {
+    if (!isObject(parameter) || parameter.in !== "query" || typeof parameter.name !== "string")
+      return parameter
+    const known = pathQueryParameters[path]?.[parameter.name] ?? queryParameters[parameter.name]
+    const ref = refName(parameter.schema)
+    if (known !== undefined && (ref === "NumberFromString" || ref === undefined)) {
+      const { description, ...schema } = known
+      return { ...parameter, description, schema }
+    }
+    if (ref === "BooleanFromString") return { ...parameter, schema: { type: "boolean" } }
+    if (ref === "DateTimeUtc") {
+      return {
+        ...parameter,
+        description: "A date-time (or a date, meaning its midnight in UTC), ISO 8601",
+        schema: { type: "string", format: "date-time" }
+      }
+    }
+    return parameter
+  }
 
 /** Effect's filter names (`int`, `maxLength(2048)`) are not titles a reader needs. */
 const filterTitle = /^[a-z][A-Za-z]*(\(.*\))?$/
@@ -234,10 +255,12 @@ const payloadTooLargeSchema = (schemas: Json): Json | undefined => {
   }
 }
 
-const withParameters = (operation: unknown): unknown =>
-  isObject(operation) && Array.isArray(operation.parameters)
-    ? { ...operation, parameters: operation.parameters.map(cleanParameter) }
-    : operation
+const withParameters =
+  (path: string) =>
+  (operation: unknown): unknown =>
+    isObject(operation) && Array.isArray(operation.parameters)
+      ? { ...operation, parameters: operation.parameters.map(cleanParameter(path)) }
+      : operation
 
 export const transformDocument = (document: Json): Json => {
   const components = isObject(document.components) ? document.components : {}
@@ -251,7 +274,7 @@ export const transformDocument = (document: Json): Json => {
       Object.entries(paths).map(([path, item]) => [
         relativePath(path),
         mapObject(item, (operation) =>
-          cleanSchema(withBodyLimit(withParameters(cleanOperation(schemas)(operation))))
+          cleanSchema(withBodyLimit(withParameters(relativePath(path))(cleanOperation(schemas)(operation))))
         )
       ])
     )

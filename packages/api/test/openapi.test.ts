@@ -24,7 +24,14 @@ const specPaths = [
   "/uploads/{upload_id}/complete",
   "/batch",
   "/batch/estimate",
-  "/batch/{batch_id}"
+  "/batch/{batch_id}",
+  "/playlists/resolve",
+  "/playlists/history",
+  "/playlists/{playlist_id}",
+  "/channels/resolve",
+  "/channels/history",
+  "/channels/{channel_id}",
+  "/recommendations/videos"
 ]
 
 interface Document {

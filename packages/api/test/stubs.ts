@@ -10,10 +10,12 @@ import {
   Balance,
   BatchWork,
   type ChosenTranscript,
+  CollectionWork,
   Idempotency,
   JobQueries,
   MediaUploads,
   PersistenceError,
+  Recommendations,
   SpeechToText,
   SpeechUnavailable,
   StoredTranscripts,
@@ -259,6 +261,25 @@ const BatchStub = Layer.succeed(BatchWork, {
   reconcile: Effect.succeed(0)
 })
 
+const CollectionsStub = Layer.succeed(
+  CollectionWork,
+  CollectionWork.make({
+    resolvePlaylist: () => Effect.fail(Errors.apiError("plan_required", "no plans in the stubs")),
+    resolveChannel: () => Effect.fail(Errors.apiError("plan_required", "no plans in the stubs")),
+    playlist: (_who, id) => Effect.fail(Errors.apiError("not_found", `playlist batch ${id} not found`)),
+    channel: (_who, id) => Effect.fail(Errors.apiError("not_found", `channel batch ${id} not found`)),
+    history: () => Effect.succeed(new Api.CollectionHistoryResponse({ history: [], count: 0 }))
+  })
+)
+
+const RecommendationsStub = Layer.succeed(
+  Recommendations,
+  Recommendations.make({
+    videos: () =>
+      Effect.succeed(new Api.RecommendationsResponse({ recommendations: [], channels: [], count: 0 }))
+  })
+)
+
 const UploadsStub = Layer.succeed(MediaUploads, {
   create: () => Effect.fail(Errors.apiError("storage_unavailable", "no storage in the stubs")),
   complete: (_who, id) => Effect.fail(Errors.apiError("not_found", `upload ${id} not found`)),
@@ -297,6 +318,8 @@ export const UseCasesStub = Layer.mergeAll(
   StoredStub,
   UploadsStub,
   BatchStub,
+  CollectionsStub,
+  RecommendationsStub,
   IdempotencyStub
 )
 
