@@ -70,4 +70,46 @@ layer(MetricsServer, { timeout: "60 seconds", excludeTestServices: true })("GET 
       ).toBeGreaterThanOrEqual(1)
     })
   )
+
+  it.effect(
+    "labels the GPT, MCP and OAuth routes with their templates; only unknown paths are unmatched",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const calls: ReadonlyArray<readonly [string, string]> = [
+          ["GET", "/api/v2/gpt/openapi.json"],
+          ["POST", "/api/v2/gpt/mcp"],
+          ["GET", "/.well-known/oauth-protected-resource"],
+          ["GET", "/.well-known/oauth-protected-resource/api/v2/gpt/mcp"],
+          ["GET", "/.well-known/oauth-authorization-server"],
+          ["POST", "/oauth/register"],
+          ["GET", "/oauth/authorize"],
+          ["POST", "/oauth/authorize"],
+          ["POST", "/oauth/token"],
+          ["POST", "/oauth/revoke"],
+          ["OPTIONS", "/oauth/token"]
+        ]
+        const statuses = new Map<string, number>()
+        for (const [method, path] of calls) {
+          const response = yield* server.request(method, path, method === "POST" ? { raw: "{}" } : {})
+          statuses.set(`${method} ${path}`, response.status)
+        }
+        yield* server.get("/api/v2/no-such-endpoint/at/all")
+        const text = (yield* server.get("/metrics")).text
+        for (const [method, path] of calls) {
+          const status = statuses.get(`${method} ${path}`)
+          expect(
+            sample(
+              text,
+              `verbatim_http_requests_total{method="${method}",route="${path}",status="${status}"}`
+            ),
+            `${method} ${path} (${status})`
+          ).toBeGreaterThanOrEqual(1)
+        }
+        expect(
+          sample(text, 'verbatim_http_requests_total{method="GET",route="unmatched",status="404"}')
+        ).toBe(1)
+        expect(text).not.toContain("no-such-endpoint")
+      })
+  )
 })

@@ -22,6 +22,9 @@ import {
 import { Cause, Effect, Exit, type Layer } from "effect"
 import { Counter, Histogram, Registry } from "prom-client"
 import { VerbatimApi } from "./api.js"
+import { basePath } from "./base.js"
+import { gptOpenApiPath } from "./gpt.js"
+import { mcpResourceMetadataPath, oauthPaths, oauthPreflightPaths } from "./oauth.js"
 
 /** Every metric of this process. */
 export const metricsRegistry = new Registry()
@@ -62,15 +65,30 @@ const routeOf = (template: string): Route => ({
   )
 })
 
-/** Routes served beside the contract's endpoints. */
+/** The OAuth endpoints of hosted assistants (`oauth.ts`), each also answering CORS preflights. */
+const oauthRoutes: ReadonlyArray<readonly [string, string]> = [
+  ["GET", oauthPaths.protectedResource],
+  ["GET", mcpResourceMetadataPath],
+  ["GET", oauthPaths.authorizationServer],
+  ["POST", oauthPaths.register],
+  ["GET", oauthPaths.authorize],
+  ["POST", oauthPaths.authorize],
+  ["POST", oauthPaths.token],
+  ["POST", oauthPaths.revoke],
+  ...oauthPreflightPaths.map((path) => ["OPTIONS", path] as const)
+]
+
+/** Routes served beside the contract's endpoints: docs, metrics, uploads, GPT and MCP, OAuth. */
 const extraRoutes: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/docs"],
   ["GET", metricsPath],
-  ["GET", "/api/v2/openapi.json"],
-  ["PUT", "/api/v2/uploads/files/:token"],
-  ["POST", "/api/v2/gpt/mcp"],
-  ["GET", "/api/v2/gpt/mcp"],
-  ["DELETE", "/api/v2/gpt/mcp"]
+  ["GET", `${basePath}/openapi.json`],
+  ["PUT", `${basePath}/uploads/files/:token`],
+  ["GET", gptOpenApiPath],
+  ["POST", `${basePath}/gpt/mcp`],
+  ["GET", `${basePath}/gpt/mcp`],
+  ["DELETE", `${basePath}/gpt/mcp`],
+  ...oauthRoutes
 ]
 
 const routesByMethod = (() => {

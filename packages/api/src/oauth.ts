@@ -45,6 +45,16 @@ const mcpEndpoint = `${basePath}/gpt/mcp`
 /** Where the MCP endpoint's protected-resource metadata is (RFC 9728 §3.1, path-aware). */
 export const mcpResourceMetadataPath = `${oauthPaths.protectedResource}${mcpEndpoint}` as const
 
+/** The OAuth paths that answer CORS preflights (`OPTIONS`): those a browser-based client calls. */
+export const oauthPreflightPaths: ReadonlyArray<`/${string}`> = [
+  oauthPaths.protectedResource,
+  mcpResourceMetadataPath,
+  oauthPaths.authorizationServer,
+  oauthPaths.register,
+  oauthPaths.token,
+  oauthPaths.revoke
+]
+
 /** Whether a request goes to an OAuth route, which reads its body itself (forms, JSON). */
 export const isOAuthRequest = (url: string): boolean =>
   url.startsWith("/oauth/") || url.startsWith("/.well-known/")
@@ -423,14 +433,7 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
     yield* router.post(oauthPaths.authorize, answered(authorizePost))
     yield* router.post(oauthPaths.token, answered(token))
     yield* router.post(oauthPaths.revoke, answered(revoke))
-    for (const path of [
-      oauthPaths.protectedResource,
-      mcpResourceMetadataPath,
-      oauthPaths.authorizationServer,
-      oauthPaths.register,
-      oauthPaths.token,
-      oauthPaths.revoke
-    ]) {
+    for (const path of oauthPreflightPaths) {
       yield* router.options(path, Effect.succeed(preflight))
     }
   })
