@@ -6,6 +6,7 @@
  */
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import {
+  absorbRepeatedSignals,
   describeCause,
   infrastructureFor,
   loggerFor,
@@ -19,7 +20,6 @@ import { holdDataFolder } from "./data-lock.js"
 import { httpFor } from "./layers.js"
 import { ServerMetricsLive } from "./metrics.js"
 import { seedAndReport } from "./seed.js"
-import { absorbRepeatedSignals } from "./signals.js"
 import { tracingFor } from "./tracing.js"
 
 /** The URL a person on this machine would use. */

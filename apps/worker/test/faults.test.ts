@@ -8,7 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { type Account, AccountAdmin, JobLifecycle, type JobRecord, Jobs, Ledger } from "@verbatim/core"
 import { eventually, type TestJobInput, testJob } from "@verbatim/runtime"
 import { Effect, Option } from "effect"
-import { exitOf, fleetAvailable, flushPrefix, freePort, startApp, withFleet } from "./fleet.js"
+import { exitOf, fleetAvailable, flushPrefix, freePort, scriptCommand, startApp, withFleet } from "./fleet.js"
 
 const newAccount = (credits: number, plan: Account["plan"] = "pro") =>
   Effect.flatMap(AccountAdmin, (admin) =>
@@ -151,6 +151,62 @@ describe.skipIf(!fleetAvailable)("faults over real processes (PostgreSQL + Redis
             const finished = yield* allFinished(created)
             yield* expectChargedOnce(account, finished, 2)
             expect(finished[0]?.attempts).toBe(2)
+          })
+        )
+      ),
+    120_000
+  )
+
+  it.live(
+    "pnpm worker runs node with tsx's loader; SIGTERM to its process group, repeated during the shutdown, still hands the job back",
+    () =>
+      withFleet((fleet) =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            // The same node process as `pnpm start`: no tsx command in between to relay signals.
+            expect(scriptCommand("worker").slice(1)).toEqual([
+              "--import",
+              "tsx",
+              "--conditions=@verbatim/source",
+              "apps/worker/src/main.ts"
+            ])
+            const account = yield* newAccount(10)
+            const created = yield* createJobs(1, {
+              accountId: account.id,
+              payload: { delay_ms: 8_000, credits: 2 }
+            })
+            const worker = yield* startApp(
+              "worker",
+              { ...fleet.env, VERBATIM_SHUTDOWN_GRACE_MS: "1500" },
+              { detached: true }
+            )
+            yield* eventually(
+              "the worker to hold the job",
+              Effect.map(current(created), (jobs) =>
+                Option.liftPredicate(jobs, (all) => all.every((job) => job.leaseOwner !== null))
+              ),
+              60_000
+            )
+            const group = worker.child.pid ?? 0
+            const signalGroup = () => {
+              try {
+                process.kill(-group, "SIGTERM")
+              } catch {
+                // Already gone.
+              }
+            }
+            signalGroup()
+            // The repeats land while the worker waits its 1.5 s grace for the job in hand.
+            for (const delay of [100, 500, 1_000]) setTimeout(signalGroup, delay)
+            const code = yield* exitOf(worker, 6_000)
+            expect(Option.isSome(code), worker.output()).toBe(true)
+            expect(typeof Option.getOrUndefined(code), worker.output()).toBe("number")
+            const [handedBack] = yield* current(created)
+            expect(handedBack, worker.output()).toMatchObject({
+              status: "processing",
+              leaseOwner: null,
+              attempts: 1
+            })
           })
         )
       ),

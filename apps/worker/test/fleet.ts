@@ -7,7 +7,7 @@
  * Runs only when `DATABASE_URL` and `REDIS_URL` are set (`.ci/run` sets both).
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -35,15 +35,44 @@ export interface App {
   readonly exited: Promise<number | string>
 }
 
-/** Starts `apps/<name>/src/main.ts` with the given environment; SIGKILLed when the scope closes. */
-export const startApp = (name: "worker" | "server", env: Record<string, string>) =>
+/**
+ * The command `pnpm <script>` runs after installing the speech packages (`exec node ...`), as the
+ * root package.json says, node being this test's own binary: the fault tests run what operators run.
+ */
+export const scriptCommand = (script: "start" | "worker"): ReadonlyArray<string> => {
+  const scripts = (
+    JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      readonly scripts: Record<string, string>
+    }
+  ).scripts
+  const line = scripts[script] ?? ""
+  const command = line.slice(line.lastIndexOf("&& exec ") + "&& exec ".length).split(/\s+/)
+  if (!line.includes("&& exec ") || command[0] !== "node") {
+    throw new Error(`pnpm ${script} should end with "&& exec node ...", got ${JSON.stringify(line)}`)
+  }
+  return [process.execPath, ...command.slice(1)]
+}
+
+export interface StartOptions {
+  /** A process group of its own, so a test can signal the group (`process.kill(-pid)`). */
+  readonly detached?: boolean | undefined
+}
+
+/** Starts `pnpm start` (server) or `pnpm worker` with the given environment; SIGKILLed when the scope closes. */
+export const startApp = (
+  name: "worker" | "server",
+  env: Record<string, string>,
+  options: StartOptions = {}
+) =>
   Effect.acquireRelease(
     Effect.sync((): App => {
-      const child = spawn(
-        process.execPath,
-        ["--import", "tsx", "--conditions=@verbatim/source", join(root, `apps/${name}/src/main.ts`)],
-        { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] }
-      )
+      const [node = process.execPath, ...args] = scriptCommand(name === "server" ? "start" : "worker")
+      const child = spawn(node, args, {
+        cwd: root,
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: options.detached ?? false
+      })
       let output = ""
       child.stdout?.on("data", (chunk: Buffer) => {
         output += chunk.toString("utf8")
