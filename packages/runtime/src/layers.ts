@@ -29,6 +29,7 @@ import {
   ServiceUrl,
   type SignedPutReceiver,
   type SpeechToText,
+  sharedFetches,
   testWorkHandler,
   type Uploads,
   UseCasesLive,
@@ -114,7 +115,7 @@ export type Infrastructure =
 export const infrastructureFor = (settings: InfrastructureSettings, serverUrl = "http://127.0.0.1:3000") =>
   Layer.mergeAll(
     persistenceFor(settings.database),
-    platformFor(settings),
+    sharedFetches().pipe(Layer.provide(platformFor(settings))),
     queuesFor(settings.redis),
     NodeServicesLive,
     Layer.succeed(WebhookAllowList, settings.work.allowedHosts),

@@ -18,6 +18,7 @@ import {
   Secrets,
   ServiceUrl,
   type SpeechToText,
+  sharedFetches,
   type TestWorkPayload,
   type VideoPlatform,
   WebhookAllowList
@@ -121,7 +122,7 @@ export const testInfrastructure = (options: TestInfrastructureOptions = {}) => {
       : { url: Option.none(), prefix: "unused:" }
   return Layer.mergeAll(
     persistenceLayer(TestDatabaseLive),
-    options.platform ?? demoPlatform(shippedCataloguePath),
+    sharedFetches().pipe(Layer.provide(options.platform ?? demoPlatform(shippedCataloguePath))),
     queuesFor(redis),
     NodeSecrets.layer,
     NodeWebhookSender.layer,

@@ -80,6 +80,12 @@ export interface PendingItem {
   readonly accountId: Ids.AccountId
 }
 
+/** What an attempt to take a batch item found. */
+export type ItemClaim =
+  | { readonly _tag: "Claimed"; readonly batch: BatchRecord; readonly item: BatchItem }
+  | { readonly _tag: "Waiting" }
+  | { readonly _tag: "Taken" }
+
 export class Batches extends Context.Tag("@verbatim/core/Batches")<
   Batches,
   {
@@ -93,17 +99,19 @@ export class Batches extends Context.Tag("@verbatim/core/Batches")<
       accountId: Ids.AccountId,
       id: Ids.BatchId
     ) => Effect.Effect<Option.Option<BatchView>, PersistenceError>
-    /** Takes an item that is not done, when its lease is free or expired; marks the batch started. */
+    /**
+     * Takes an item that is not done, when its lease is free or expired, and marks the batch started;
+     * `Waiting` while an earlier item of the account's batches names the same video and is not done
+     * (so one video is fetched once, whatever the batches that name it); `Taken` when the item is
+     * done or another worker holds it.
+     */
     readonly claimItem: (claim: {
       readonly batchId: Ids.BatchId
       readonly position: number
       readonly owner: string
       readonly now: DateTime.Utc
       readonly leaseMs: number
-    }) => Effect.Effect<
-      Option.Option<{ readonly batch: BatchRecord; readonly item: BatchItem }>,
-      PersistenceError
-    >
+    }) => Effect.Effect<ItemClaim, PersistenceError>
     /** Marks an item done (its job exists), while the lease is the owner's. */
     readonly itemDone: (
       batchId: Ids.BatchId,

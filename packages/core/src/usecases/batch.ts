@@ -37,7 +37,7 @@ import { Transactor } from "../ports/transactor.js"
 import { VideoPlatform } from "../ports/video-platform.js"
 import { WebhookDeliveries } from "../ports/webhook-deliveries.js"
 import { AddressResolver } from "../ports/webhooks.js"
-import { WorkQueue } from "../ports/work-queue.js"
+import { type WorkItem, WorkQueue } from "../ports/work-queue.js"
 import { fieldError, fromAsrOptionsError, fromModeError, fromPlatformError, notFound } from "./failures.js"
 import { webhookLane } from "./job-lifecycle.js"
 import { transcribeData } from "./payload.js"
@@ -51,6 +51,9 @@ export const batchItemLane = "batch.item"
 /** Fetches of a finished batch answered in 24 hours; the next ones answer 429. */
 export const maxFinishedFetches = 60
 export const fetchWindow = Duration.hours(24)
+
+/** How long an item that waits for an earlier item of the same video waits before it tries again. */
+export const waitingRetryMs = 200
 
 const itemKey = (batchId: string, position: number) => `${batchId}:${position}`
 
@@ -450,14 +453,28 @@ export const makeBatchWork = Effect.gen(function* () {
         )
       )
 
-  const runItem = (id: string, owner: string, leaseMs: number) =>
+  const runItem = (work: WorkItem, owner: string, leaseMs: number) =>
     Effect.gen(function* () {
+      const id = work.id
       const key = parseItemKey(id)
       if (Option.isNone(key)) return yield* Effect.logWarning(`not a batch item: ${id}`)
       const now = yield* DateTime.now
       const claimed = yield* batches.claimItem({ ...key.value, owner, now, leaseMs })
-      if (Option.isNone(claimed)) return
-      const { batch, item } = claimed.value
+      if (claimed._tag === "Taken") return
+      if (claimed._tag === "Waiting") {
+        // An earlier item names the same video: run after it (then this one finds it owned). The
+        // offer alternates keys, since this item's own key is still running in the lane.
+        return yield* queue.offer([
+          {
+            lane: batchItemLane,
+            id,
+            accountId: work.accountId,
+            key: work.key === id ? `${id}~` : id,
+            delayMs: waitingRetryMs
+          }
+        ])
+      }
+      const { batch, item } = claimed
       const existing = yield* jobs.get(batch.accountId, item.jobId)
       if (Option.isNone(existing)) {
         const account = yield* accounts.get(batch.accountId)
@@ -484,9 +501,9 @@ export const makeBatchWork = Effect.gen(function* () {
       if (done) yield* finish(batch.accountId, batch.id)
     }).pipe(
       Effect.catchAllCause((cause) =>
-        Effect.logError(`batch item ${id} failed; the reconciler will run it again`, cause)
+        Effect.logError(`batch item ${work.id} failed; the reconciler will run it again`, cause)
       ),
-      Effect.withSpan("verbatim.batch.item", { attributes: { "batch.item": id } })
+      Effect.withSpan("verbatim.batch.item", { attributes: { "batch.item": work.id } })
     )
 
   const reconcile = Effect.gen(function* () {
@@ -562,7 +579,7 @@ export const runBatchWork = (settings: BatchWorkerSettings) =>
     const work = yield* BatchWork
     const queue = yield* WorkQueue
     yield* queue.consume(batchItemLane, { concurrency: settings.concurrency }, (item) =>
-      Effect.interruptible(work.runItem(item.id, settings.owner, settings.leaseMs))
+      Effect.interruptible(work.runItem(item, settings.owner, settings.leaseMs))
     )
     yield* Effect.forkScoped(
       work.reconcile.pipe(Effect.repeat(Schedule.spaced(Duration.millis(settings.reconcileEveryMs))))

@@ -13,6 +13,7 @@ import type { Account, ApiKey } from "../ports/accounts.js"
 import type { SignedPut } from "../ports/blob-store.js"
 import type { RateVerdict } from "../ports/rate-limiter.js"
 import type { TranscriptRecord } from "../ports/transcripts.js"
+import type { WorkItem } from "../ports/work-queue.js"
 
 type Fails<A> = Effect.Effect<A, Errors.ApiError | PersistenceError>
 
@@ -146,8 +147,8 @@ export class BatchWork extends Context.Tag("@verbatim/core/BatchWork")<
     /** What the batch would cost, video by video; nothing is stored or charged. */
     readonly estimate: (account: Account, request: Api.BatchRequest) => Fails<Api.BatchEstimate>
     readonly get: (account: Account, id: Ids.BatchId) => Fails<Api.BatchResponse>
-    /** Runs one item (`<batch id>:<position>`) under this worker's lease; never fails. */
-    readonly runItem: (id: string, owner: string, leaseMs: number) => Effect.Effect<void>
+    /** Runs one item (id `<batch id>:<position>`) under this worker's lease; never fails. */
+    readonly runItem: (item: WorkItem, owner: string, leaseMs: number) => Effect.Effect<void>
     /** Offers the items the queue lost and finishes the batches that are done; how many items. */
     readonly reconcile: Effect.Effect<number>
   }

@@ -10,6 +10,7 @@ import { batches } from "./0007_batches.js"
 import { idempotency } from "./0008_idempotency.js"
 import { oauth } from "./0009_oauth.js"
 import { collections } from "./0010_collections.js"
+import { batchItemVideos } from "./0011_batch_item_videos.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
@@ -21,5 +22,6 @@ export const migrations: Migrations = {
   "0007_batches": batches,
   "0008_idempotency": idempotency,
   "0009_oauth": oauth,
-  "0010_collections": collections
+  "0010_collections": collections,
+  "0011_batch_item_videos": batchItemVideos
 }

@@ -12,6 +12,7 @@ import {
   type BatchItemView,
   BatchRecord,
   DeliveryStatus,
+  type ItemClaim,
   TranscriptRecord
 } from "@verbatim/core"
 import { Ids } from "@verbatim/domain"
@@ -19,6 +20,9 @@ import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { Timestamp } from "./columns.js"
 import { operation } from "./failure.js"
 import { JobRow } from "./jobs.js"
+
+const waitingClaim: ItemClaim = { _tag: "Waiting" }
+const takenClaim: ItemClaim = { _tag: "Taken" }
 
 /** A `batches` row: the record, with its dates as the driver returns them. */
 const BatchRow = Schema.Struct({
@@ -106,6 +110,17 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
     execute: (id) => sql`SELECT status, attempts FROM webhook_deliveries WHERE id = ${id}`
   })
 
+  /**
+   * An item of the same account and video, not done, that comes earlier (older batch, or the same
+   * batch at a lower position): only the first such item of a video may run at a time.
+   */
+  const earlierSibling = (batchId: string, position: number) =>
+    sql`SELECT 1 FROM batch_items o JOIN batches ob ON ob.id = o.batch_id,
+          batches me
+        WHERE me.id = ${batchId} AND ob.account_id = me.account_id AND ob.status = 'processing'
+          AND o.video_id = batch_items.video_id AND NOT o.done
+          AND (ob.created_at, o.batch_id, o.position) < (me.created_at, me.id, ${position})`
+
   const claimOne = SqlSchema.findOne({
     Request: Schema.Struct({ ...BatchKey.fields, owner: Schema.String, now: Timestamp, until: Timestamp }),
     Result: ItemRow,
@@ -113,7 +128,19 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
       sql`UPDATE batch_items SET lease_owner = ${owner}, lease_expires_at = ${until}
         WHERE batch_id = ${batchId} AND position = ${position} AND NOT done
           AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+          AND NOT EXISTS (${earlierSibling(batchId, position)})
         RETURNING position, request_id, video_id, job_id, error, done`
+  })
+
+  /** Whether the item is free to take but waits for an earlier item of the same video. */
+  const waitingOne = SqlSchema.findOne({
+    Request: Schema.Struct({ ...BatchKey.fields, now: Timestamp }),
+    Result: Schema.Struct({ position: Schema.NonNegativeInt }),
+    execute: ({ batchId, position, now }) =>
+      sql`SELECT position FROM batch_items
+        WHERE batch_id = ${batchId} AND position = ${position} AND NOT done
+          AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+          AND EXISTS (${earlierSibling(batchId, position)})`
   })
 
   const startBatch = SqlSchema.findOne({
@@ -228,9 +255,15 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
           now,
           until: DateTime.add(now, { millis: leaseMs })
         })
-        if (Option.isNone(item)) return Option.none()
+        if (Option.isNone(item)) {
+          const waiting = yield* waitingOne({ batchId, position, now })
+          return Option.isSome(waiting) ? waitingClaim : takenClaim
+        }
         const batch = yield* startBatch({ id: batchId, now })
-        return Option.map(batch, (b) => ({ batch: b, item: item.value }))
+        return Option.match(batch, {
+          onNone: (): ItemClaim => takenClaim,
+          onSome: (b): ItemClaim => ({ _tag: "Claimed", batch: b, item: item.value })
+        })
       }).pipe(operation("Batches.claimItem")),
     itemDone: (batchId, position, owner) =>
       doneOne({ batchId, position, owner }).pipe(Effect.map(Option.isSome), operation("Batches.itemDone")),

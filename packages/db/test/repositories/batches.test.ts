@@ -1,0 +1,104 @@
+/**
+ * `Batches` on every database: items are taken under a lease once; an item whose video an earlier
+ * item of the account's batches names (same batch at a lower position, or an older batch) waits
+ * until that item is done, so one video is fetched once; another account's batches never hold an
+ * item back; a lease that expired can be taken again.
+ */
+import { randomUUID } from "node:crypto"
+import { expect } from "@effect/vitest"
+import { Batches, type BatchItem, type BatchRecord } from "@verbatim/core"
+import { Api, Ids } from "@verbatim/domain"
+import { DateTime, Effect, Schema } from "effect"
+import { migrations } from "../../src/migrations/index.js"
+import { RepositoriesLive } from "../../src/persistence.js"
+import { describeEachDatabase } from "../harness.js"
+import { at, newAccount } from "./fixtures.js"
+
+const batch = (accountId: Ids.AccountId, createdAt: string, total: number): BatchRecord => ({
+  id: Ids.BatchId.make(randomUUID()),
+  accountId,
+  requestId: Ids.RequestId.make(randomUUID()),
+  status: "processing",
+  request: { format: Schema.decodeUnknownSync(Api.FormatOptions)({}), asr_options: {} },
+  total,
+  webhookUrl: null,
+  webhookDeliveryId: null,
+  fetchesAfterFinish: 0,
+  fetchWindowStartedAt: null,
+  createdAt: at(createdAt),
+  startedAt: null,
+  completedAt: null
+})
+
+const items = (videoIds: ReadonlyArray<string>): Array<BatchItem> =>
+  videoIds.map((videoId, position) => ({
+    position,
+    requestId: Ids.RequestId.make(randomUUID()),
+    jobId: Ids.JobId.make(randomUUID()),
+    videoId,
+    error: null,
+    done: false
+  }))
+
+const now = at("2026-11-01T12:00:00.000Z")
+
+describeEachDatabase(
+  "Batches repository",
+  (it) => {
+    it.effect("an item waits for an earlier item of the same video, in its batch or an older one", () =>
+      Effect.gen(function* () {
+        const batches = yield* Batches
+        const owner = yield* newAccount()
+        const other = yield* newAccount("Grace")
+        const older = batch(owner.id, "2026-11-01T11:00:00.000Z", 2)
+        const newer = batch(owner.id, "2026-11-01T11:30:00.000Z", 2)
+        const others = batch(other.id, "2026-11-01T11:45:00.000Z", 1)
+        yield* batches.insert(older, items(["vidAAAAAAAA", "vidBBBBBBBB"]))
+        yield* batches.insert(newer, items(["vidBBBBBBBB", "vidAAAAAAAA"]))
+        yield* batches.insert(others, items(["vidAAAAAAAA"]))
+        const claim = (id: Ids.BatchId, position: number, owner = "w1", when = now) =>
+          batches.claimItem({ batchId: id, position, owner, now: when, leaseMs: 10_000 })
+
+        // Another account's item is never held back by this account's batches.
+        expect((yield* claim(others.id, 0))._tag).toBe("Claimed")
+        // The newer batch waits for the older batch's items of the same videos.
+        expect((yield* claim(newer.id, 0))._tag).toBe("Waiting")
+        expect((yield* claim(newer.id, 1))._tag).toBe("Waiting")
+        const first = yield* claim(older.id, 0)
+        expect(first._tag).toBe("Claimed")
+        // Held by a worker: taken, not waiting.
+        expect((yield* claim(older.id, 0, "w2"))._tag).toBe("Taken")
+        expect(yield* batches.itemDone(older.id, 0, "w1")).toBe(true)
+        expect((yield* claim(newer.id, 1))._tag).toBe("Claimed")
+        expect((yield* claim(newer.id, 0))._tag).toBe("Waiting")
+        // An expired lease can be taken again, by another worker.
+        const later = DateTime.add(now, { seconds: 11 })
+        expect((yield* claim(older.id, 1, "w1"))._tag).toBe("Claimed")
+        expect((yield* claim(older.id, 1, "w2", later))._tag).toBe("Claimed")
+        expect(yield* batches.itemDone(older.id, 1, "w1")).toBe(false)
+        expect(yield* batches.itemDone(older.id, 1, "w2")).toBe(true)
+        expect((yield* claim(newer.id, 0))._tag).toBe("Claimed")
+        // Done items are taken by nobody.
+        expect((yield* claim(older.id, 0, "w3", later))._tag).toBe("Taken")
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("within one batch, a repeated video runs after its first position", () =>
+      Effect.gen(function* () {
+        const batches = yield* Batches
+        const owner = yield* newAccount()
+        const one = batch(owner.id, "2026-11-01T11:00:00.000Z", 3)
+        yield* batches.insert(one, items(["vidCCCCCCCC", "vidDDDDDDDD", "vidCCCCCCCC"]))
+        const claim = (position: number) =>
+          batches.claimItem({ batchId: one.id, position, owner: "w1", now, leaseMs: 10_000 })
+        expect((yield* claim(2))._tag).toBe("Waiting")
+        expect((yield* claim(1))._tag).toBe("Claimed")
+        expect((yield* claim(0))._tag).toBe("Claimed")
+        expect((yield* claim(2))._tag).toBe("Waiting")
+        yield* batches.itemDone(one.id, 0, "w1")
+        expect((yield* claim(2))._tag).toBe("Claimed")
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+  },
+  { migrations }
+)

@@ -1,0 +1,117 @@
+/**
+ * Batches on the production wiring with the worker running: a video named several times in one
+ * batch, and again in another batch accepted at the same moment, is fetched once (its details and
+ * its captions), charged once, and every item reports it; and the platform's fetches are shared by
+ * concurrent requests whatever the use case (the `sharedFetches` layer every process wraps its
+ * platform with).
+ */
+import { expect, layer } from "@effect/vitest"
+import { type Account, BatchWork, VideoPlatform } from "@verbatim/core"
+import { shippedCataloguePath } from "@verbatim/demo-platform"
+import { Api, type Ids } from "@verbatim/domain"
+import { Effect, Layer, Option, Schema } from "effect"
+import {
+  demoPlatform,
+  eventually,
+  runWorker,
+  servicesOn,
+  testInfrastructure,
+  testWorkSettings,
+  workerOn
+} from "../../src/index.js"
+import { books, createAccount, expectBalancedBooks, suiteOptions, videos } from "./support.js"
+
+/** Calls that reached the platform, by method and video. */
+const calls = new Map<string, number>()
+const count = (what: string) => calls.set(what, (calls.get(what) ?? 0) + 1)
+
+/** The demo platform, counting the calls that reach it and answering each a little late. */
+const countingPlatform = Layer.effect(
+  VideoPlatform,
+  Effect.map(VideoPlatform, (platform) =>
+    VideoPlatform.of({
+      ...platform,
+      video: (id) =>
+        Effect.zipRight(
+          Effect.sync(() => count(`video ${id}`)),
+          platform.video(id)
+        ).pipe(Effect.delay("20 millis")),
+      captions: (id, track, options) =>
+        Effect.zipRight(
+          Effect.sync(() => count(`captions ${id} ${track.language} ${track.kind}`)),
+          platform.captions(id, track, options)
+        ).pipe(Effect.delay("20 millis"))
+    })
+  )
+).pipe(Layer.provide(demoPlatform(shippedCataloguePath)))
+
+const request = (video_ids: ReadonlyArray<string>) =>
+  Schema.decodeUnknownSync(Api.BatchRequest)({ video_ids })
+
+const finished = (account: Account, id: Ids.BatchId) =>
+  eventually(
+    `batch ${id} to finish`,
+    Effect.gen(function* () {
+      const answer = yield* Effect.orDie(Effect.flatMap(BatchWork, (work) => work.get(account, id)))
+      return answer.status === "processing" ? Option.none() : Option.some(answer)
+    }),
+    30_000
+  )
+
+layer(servicesOn(testInfrastructure({ platform: countingPlatform })), suiteOptions)(
+  "batches with the worker",
+  (it) => {
+    it.effect(
+      "a video named three times in a batch and again in another batch is fetched once and charged once",
+      () =>
+        Effect.gen(function* () {
+          const work = yield* BatchWork
+          const account = yield* createAccount({ credits: 10 })
+          const v = videos.manualOnly
+          const w = videos.autoOnly
+          calls.clear()
+          const first = yield* Effect.orDie(work.create(account, request([v, w, v, v])))
+          const second = yield* Effect.orDie(work.create(account, request([w, v])))
+          const [a, b] = yield* Effect.scoped(
+            Effect.zipRight(
+              runWorker,
+              Effect.all([finished(account, first.batch_id), finished(account, second.batch_id)])
+            )
+          ).pipe(Effect.provide(workerOn(testWorkSettings({ batchConcurrency: 8 }))))
+          for (const batch of [a, b]) {
+            expect(batch.status).toBe("completed")
+            expect(batch.results.every((item) => item.status === "completed")).toBe(true)
+          }
+          expect(a.results.map((item) => item.video_id)).toEqual([v, w, v, v])
+          // Each video paid once, by whichever item ran first; the others were served as owned.
+          expect(a.credits_used + b.credits_used).toBe(2)
+          expect(Object.fromEntries(calls)).toEqual({
+            [`video ${v}`]: 1,
+            [`video ${w}`]: 1,
+            [`captions ${v} en manual`]: 1,
+            [`captions ${w} en auto`]: 1
+          })
+          expect((yield* books(account)).balance).toBe(8)
+          yield* expectBalancedBooks(account)
+        }),
+      30_000
+    )
+
+    it.effect("concurrent requests for one video share one fetch; a failure is not kept", () =>
+      Effect.gen(function* () {
+        const platform = yield* VideoPlatform
+        calls.clear()
+        const details = yield* Effect.all(
+          Array.from({ length: 10 }, () => platform.video(videos.multiLanguage as Ids.VideoId)),
+          { concurrency: "unbounded" }
+        )
+        expect(new Set(details.map((d) => d.title)).size).toBe(1)
+        expect(calls.get(`video ${videos.multiLanguage}`)).toBe(1)
+        const missing = videos.unknown as Ids.VideoId
+        yield* Effect.flip(platform.video(missing))
+        yield* Effect.flip(platform.video(missing))
+        expect(calls.get(`video ${missing}`)).toBe(2)
+      })
+    )
+  }
+)
