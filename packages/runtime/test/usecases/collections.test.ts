@@ -70,6 +70,43 @@ layer(useCasesLayer(), suiteOptions)("CollectionWork on the production wiring", 
     })
   )
 
+  it.effect(
+    "with several references, the id wins: playlist_id over playlist_url; channel_id, handle, channel_url",
+    () =>
+      Effect.gen(function* () {
+        const work = yield* CollectionWork
+        const account = yield* createAccount({ plan: "business" })
+        const playlist = yield* work.resolvePlaylist(
+          account,
+          playlistRequest({
+            playlist_id: captionCases,
+            playlist_url: "https://www.youtube.com/playlist?list=PLnw4Tq8Zr2mBestOf2024"
+          })
+        )
+        expect(playlist.playlist_id).toBe(captionCases)
+        const byId = yield* work.resolveChannel(
+          account,
+          channelRequest({
+            channel_id: codeLab,
+            handle: "@hochschule-offen",
+            channel_url: "youtube.com/@northwindtalks"
+          })
+        )
+        expect(byId.channel_id).toBe(codeLab)
+        const byHandle = yield* work.resolveChannel(
+          account,
+          channelRequest({ handle: "practicalcodelab", channel_url: "youtube.com/@northwindtalks" })
+        )
+        expect(byHandle.channel_id).toBe(codeLab)
+        // The reference used is the one checked: an unusable URL beside an id does not matter.
+        const ignored = yield* work.resolveChannel(
+          account,
+          channelRequest({ channel_id: codeLab, channel_url: "https://example.com/nothing" })
+        )
+        expect(ignored.channel_id).toBe(codeLab)
+      })
+  )
+
   it.effect("a playlist's videos report their jobs once a batch carries them; the collection follows", () =>
     Effect.gen(function* () {
       const work = yield* CollectionWork
