@@ -1,0 +1,85 @@
+/**
+ * The docs a reader of a fresh clone opens point only at what the clone has: every relative link
+ * of README.md, deploy/README.md and docs/ (the spec copy included) names a file or folder that
+ * exists, and so does every repository path the README and docs/ write in backticks
+ * (`packages/...`, `apps/...`, `docs/...`, ...); the README's layout table lists every package and
+ * app; nothing points outside the repository (`../shared`, `DESIGN.md`).
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { dirname, join, relative, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "@effect/vitest"
+
+const root = fileURLToPath(new URL("../../..", import.meta.url))
+
+const markdownUnder = (dir: string): ReadonlyArray<string> =>
+  readdirSync(join(root, dir)).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(join(root, path)).isDirectory()) return markdownUnder(path)
+    return name.endsWith(".md") ? [path] : []
+  })
+
+/** The pages a reader opens first: the README, the deployment guide and everything in docs/. */
+const pages: ReadonlyArray<string> = ["README.md", "deploy/README.md", ...markdownUnder("docs")]
+
+const linkPattern = /\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g
+
+/** Relative link targets of a page, without their `#fragment` (links to other sites are left out). */
+const relativeLinks = (text: string): ReadonlyArray<string> =>
+  [...text.matchAll(linkPattern)]
+    .map((match) => match[1] ?? "")
+    .filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target) && !target.startsWith("#"))
+    .map((target) => target.split("#")[0] ?? "")
+    .filter((target) => target !== "")
+
+const topLevel = [
+  "packages/",
+  "apps/",
+  "docs/",
+  "deploy/",
+  "scripts/",
+  "tools/",
+  "bench/",
+  ".ci/",
+  ".changeset/"
+]
+
+/** Files a reader makes from an example, not in the repository: `deploy/.env` from `deploy/.env.example`. */
+const madeByTheReader: ReadonlySet<string> = new Set(["deploy/.env"])
+
+/** Repository paths written in backticks (placeholders, globs and commands left out). */
+const backtickedPaths = (text: string): ReadonlyArray<string> =>
+  [...text.matchAll(/`([^`\s]+)`/g)]
+    .map((match) => match[1] ?? "")
+    .filter((path) => topLevel.some((prefix) => path.startsWith(prefix)))
+    .filter((path) => !/[<>*{}$]/.test(path) && !madeByTheReader.has(path))
+
+describe("the docs point only at files of the repository", () => {
+  it.each(pages)("%s: every relative link names a file that exists", (page) => {
+    const text = readFileSync(join(root, page), "utf8")
+    const broken = relativeLinks(text).filter((target) => !existsSync(resolve(root, dirname(page), target)))
+    expect(broken).toEqual([])
+  })
+
+  it.each(pages.filter((page) => !page.startsWith("docs/spec/")))(
+    "%s: every backticked repository path exists, and nothing points outside the repository",
+    (page) => {
+      const text = readFileSync(join(root, page), "utf8")
+      const missing = backtickedPaths(text).filter((path) => !existsSync(join(root, path)))
+      expect(missing).toEqual([])
+      expect(text).not.toMatch(/\.\.\/shared\/|`DESIGN\.md`/)
+    }
+  )
+
+  it("the README's layout table lists every package and app", () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8")
+    const layout = readme.split("\n## Layout")[1]?.split("\n## ")[0] ?? ""
+    const workspaces = ["packages", "apps"].flatMap((dir) =>
+      readdirSync(join(root, dir))
+        .filter((name) => existsSync(join(root, dir, name, "package.json")))
+        .map((name) => relative(root, join(root, dir, name)))
+    )
+    expect(workspaces.length).toBeGreaterThan(10)
+    expect(workspaces.filter((path) => !layout.includes(`\`${path}\``))).toEqual([])
+  })
+})
