@@ -31,7 +31,9 @@ const toolNames = [
   "estimate_cost",
   "get_credits",
   "run_batch",
-  "get_batch"
+  "get_batch",
+  "resolve_playlist",
+  "resolve_channel"
 ]
 
 interface Piece {
@@ -266,6 +268,60 @@ const batchTour = (mcp: Connected) =>
     expect((yield* callFailing(mcp, "run_batch", { video_ids: [] })).error).toBe("invalid_request")
   })
 
+interface ListedVideo {
+  readonly video_id: string
+  readonly title: string | null
+  readonly duration_seconds?: number
+}
+
+/** resolve_playlist and resolve_channel: paid plans list, the free plan is refused, ids run as a batch. */
+const collectionTour = (mcp: Connected, free: Connected) =>
+  Effect.gen(function* () {
+    const playlist = yield* call(mcp, "resolve_playlist", {
+      playlist: "https://www.youtube.com/playlist?list=PLvb8CaptionCases",
+      limit: 3
+    })
+    expect(playlist.structured).toMatchObject({
+      playlist_id: "PLvb8CaptionCases",
+      title: "Verbatim demo: caption cases",
+      total: 3,
+      truncated: true
+    })
+    const listed = playlist.structured.videos as ReadonlyArray<ListedVideo>
+    expect(listed.map((video) => video.video_id)).toEqual([
+      videos.germanOnly,
+      videos.autoOnly,
+      videos.noCaptions
+    ])
+    const text = playlist.result.content[0]
+    expect(text?.type === "text" ? text.text : "").toContain("run_batch")
+
+    for (const channel of ["@practicalcodelab", "practicalcodelab", "UCk4Pz9HsV2mQw7Lt1XyBn6D"]) {
+      const resolved = yield* call(mcp, "resolve_channel", { channel, limit: 2 })
+      expect(resolved.structured).toMatchObject({
+        channel_id: "UCk4Pz9HsV2mQw7Lt1XyBn6D",
+        channel_title: "Practical Code Lab",
+        total: 2,
+        truncated: true
+      })
+      const newest = resolved.structured.videos as ReadonlyArray<ListedVideo>
+      expect(newest.map((video) => [video.video_id, video.duration_seconds])).toEqual([
+        ["Kt9SpkDmo2B", 5],
+        ["Wv5SpkDmo1A", 5]
+      ])
+    }
+    expect((yield* callFailing(mcp, "resolve_channel", { channel: "nobody-here" })).error).toBe("not_found")
+    expect((yield* callFailing(mcp, "resolve_playlist", { playlist: "https://example.com/x" })).error).toBe(
+      "invalid_request"
+    )
+    expect((yield* callFailing(free, "resolve_playlist", { playlist: "PLvb8CaptionCases" })).error).toBe(
+      "plan_required"
+    )
+    expect((yield* callFailing(free, "resolve_channel", { channel: "@practicalcodelab" })).error).toBe(
+      "plan_required"
+    )
+  })
+
 const catalogue = catalogueWithLongVideo()
 
 layer(testServerOn({ platform: demoPlatform(catalogue) }), { timeout: 60_000 })("MCP server", (it) => {
@@ -397,9 +453,30 @@ layer(testServerOn({ platform: demoPlatform(catalogue) }), { timeout: 60_000 })(
         expect(JSON.parse(body)).toMatchObject({ error: "rate_limit_exceeded" })
       })
     )
+
+    it.scoped("lists playlists and channels for paid plans, never for the free plan", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const { key } = yield* server.newAccount({ plan: "business" })
+        const free = yield* server.newAccount({ plan: "free" })
+        yield* collectionTour(
+          yield* httpClient(server.baseUrl, key),
+          yield* httpClient(server.baseUrl, free.key)
+        )
+      })
+    )
   })
 
   describe("in process (what stdio runs on PostgreSQL)", () => {
+    it.scoped("lists playlists and channels for paid plans, never for the free plan", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const { key } = yield* server.newAccount({ plan: "business" })
+        const free = yield* server.newAccount({ plan: "free" })
+        yield* collectionTour(yield* inProcessClient(key), yield* inProcessClient(free.key))
+      })
+    )
+
     it.scoped(
       "takes the tour",
       () =>

@@ -18,6 +18,7 @@ import {
   answer,
   Balance,
   BatchWork,
+  CollectionWork,
   type InfrastructureError,
   JobQueries,
   rateLimitRefusal,
@@ -48,6 +49,10 @@ export interface Operations {
   readonly createBatch: (request: Api.BatchRequest) => Answer<Api.BatchProcessing>
   /** GET /batch/{batch_id}. */
   readonly batch: (id: Ids.BatchId) => Answer<Api.BatchResponse>
+  /** POST /playlists/resolve. */
+  readonly resolvePlaylist: (request: Api.PlaylistResolveRequest) => Answer<Api.PlaylistResolveResponse>
+  /** POST /channels/resolve. */
+  readonly resolveChannel: (request: Api.ChannelResolveRequest) => Answer<Api.ChannelResolveResponse>
 }
 
 /** The operations of the account an MCP session acts for. */
@@ -57,7 +62,14 @@ export class AccountOperations extends Context.Tag("@verbatim/mcp-tools/AccountO
 >() {}
 
 /** The use cases the in-process operations call. */
-export type UseCases = Access | Transcribe | JobQueries | StoredTranscripts | Balance | BatchWork
+export type UseCases =
+  | Access
+  | Transcribe
+  | JobQueries
+  | StoredTranscripts
+  | Balance
+  | BatchWork
+  | CollectionWork
 
 /**
  * The operations on this process's use cases, for the account `authorize` gives (evaluated on
@@ -74,6 +86,7 @@ export const inProcess = (
     const stored = yield* StoredTranscripts
     const balance = yield* Balance
     const batches = yield* BatchWork
+    const collections = yield* CollectionWork
 
     const authorized = Effect.gen(function* () {
       const account = yield* authorize
@@ -103,7 +116,11 @@ export const inProcess = (
       languages: (videoId, query) => run("languages", (account) => stored.languages(account, videoId, query)),
       credits: run("credits", (account) => balance.credits(account)),
       createBatch: (request) => run("createBatch", (account) => batches.create(account, request)),
-      batch: (id) => run("batch", (account) => batches.get(account, id))
+      batch: (id) => run("batch", (account) => batches.get(account, id)),
+      resolvePlaylist: (request) =>
+        run("resolvePlaylist", (account) => collections.resolvePlaylist(account, request)),
+      resolveChannel: (request) =>
+        run("resolveChannel", (account) => collections.resolveChannel(account, request))
     }
   })
 
@@ -180,6 +197,8 @@ export const overHttp = (options: RemoteOptions): Effect.Effect<Operations, neve
         call("languages", client.transcripts.languages({ path: { video_id }, urlParams })),
       credits: call("credits", client.credits.credits()),
       createBatch: (payload) => call("createBatch", client.batch.createBatch({ payload })),
-      batch: (batch_id) => call("batch", client.batch.batch({ path: { batch_id } }))
+      batch: (batch_id) => call("batch", client.batch.batch({ path: { batch_id } })),
+      resolvePlaylist: (payload) => call("resolvePlaylist", client.playlists.resolve({ payload })),
+      resolveChannel: (payload) => call("resolveChannel", client.channels.resolve({ payload }))
     }
   })

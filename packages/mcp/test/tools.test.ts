@@ -12,7 +12,9 @@ const names = [
   "estimate_cost",
   "get_credits",
   "run_batch",
-  "get_batch"
+  "get_batch",
+  "resolve_playlist",
+  "resolve_channel"
 ]
 
 describe("tool listings", () => {
@@ -55,5 +57,7 @@ describe("tool listings", () => {
     expect(required.get_credits).toEqual([])
     expect(required.run_batch).toEqual(["video_ids"])
     expect(required.get_batch).toEqual(["batch_id"])
+    expect(required.resolve_playlist).toEqual(["playlist"])
+    expect(required.resolve_channel).toEqual(["channel"])
   })
 })
