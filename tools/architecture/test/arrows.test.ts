@@ -1,5 +1,5 @@
 /**
- * The arrows of DESIGN.md, checked on the source: `domain` imports nothing but `effect`; `core`
+ * The arrows of docs/design.md, checked on the source: `domain` imports nothing but `effect`; `core`
  * imports `effect` and `domain` and never a driver, an SDK, `node:*` or `api`; no package imports
  * an app. A new package gets its rule here.
  */
