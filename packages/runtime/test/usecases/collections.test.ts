@@ -6,7 +6,7 @@
  * would); recommendations interleave the top channels' newest uploads round by round.
  */
 import { expect, layer } from "@effect/vitest"
-import { BatchWork, CollectionWork, interleave } from "@verbatim/core"
+import { BatchWork, batchItemLane, CollectionWork, interleave } from "@verbatim/core"
 import { Api, type Errors, Ids, Plan } from "@verbatim/domain"
 import { DateTime, Effect, Schema, TestClock } from "effect"
 import { createAccount, expectApiError, suiteOptions, useCasesLayer, videos } from "./support.js"
@@ -138,8 +138,10 @@ layer(useCasesLayer(), suiteOptions)("CollectionWork on the production wiring", 
         null,
         null
       ])
-      for (const position of [0, 1, 2])
-        yield* batches.runItem(`${batch.batch_id}:${position}`, "test", 30_000)
+      for (const position of [0, 1, 2]) {
+        const item = { lane: batchItemLane, id: `${batch.batch_id}:${position}`, accountId: account.id }
+        yield* batches.runItem(item, "test", 30_000)
+      }
 
       const done = yield* work.playlist(account, resolved.id)
       expect(done.videos.map((video) => [video.video_id, video.status])).toEqual([
