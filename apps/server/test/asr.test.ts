@@ -8,8 +8,6 @@
  * set (with PostgreSQL when DATABASE_URL is).
  */
 import { readFileSync } from "node:fs"
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { describe, expect, layer } from "@effect/vitest"
 import { AssemblyAiStandIn, standInEngine, wav } from "@verbatim/assemblyai/testing"
 import { AccountAdmin, BlobStore, Ledger } from "@verbatim/core"
@@ -18,6 +16,7 @@ import { defaultSettings, PocketsphinxSpeech } from "@verbatim/pocketsphinx"
 import { eventually } from "@verbatim/runtime"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Webhook } from "standardwebhooks"
+import { webhookReceiver } from "./receiver.js"
 import { TestServer, type TestServerService, testServerOn } from "./server.js"
 import {
   api,
@@ -61,43 +60,7 @@ const started = (response: { readonly status: number; readonly text: string; rea
     return body
   })
 
-/** A receiver on 127.0.0.1 that answers 204 and keeps what it got. */
-const receiver = Effect.acquireRelease(
-  Effect.async<{
-    server: Server
-    url: string
-    received: Array<{ headers: Record<string, string>; body: string }>
-  }>((resume) => {
-    const received: Array<{ headers: Record<string, string>; body: string }> = []
-    const server = createServer((request, response) => {
-      const chunks: Array<Buffer> = []
-      request.on("data", (chunk: Buffer) => chunks.push(chunk))
-      request.on("end", () => {
-        const headers: Record<string, string> = {}
-        for (const [name, value] of Object.entries(request.headers)) {
-          if (typeof value === "string") headers[name] = value
-        }
-        received.push({ headers, body: Buffer.concat(chunks).toString("utf8") })
-        response.statusCode = 204
-        response.end()
-      })
-    })
-    server.listen(0, "127.0.0.1", () =>
-      resume(
-        Effect.succeed({
-          server,
-          url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-          received
-        })
-      )
-    )
-  }),
-  ({ server }) =>
-    Effect.async<void>((resume) => {
-      server.closeAllConnections()
-      server.close(() => resume(Effect.void))
-    })
-)
+const receiver = webhookReceiver()
 
 const put = (url: string, body: Uint8Array, contentType: string) =>
   Effect.promise(async () => {

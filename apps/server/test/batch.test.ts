@@ -6,14 +6,13 @@
  * another account's batch 404, the finished batch delivered once to its webhook, signed, and the
  * 61st fetch of a finished batch 429 with Retry-After.
  */
-import { createServer, type Server } from "node:http"
-import type { AddressInfo } from "node:net"
 import { expect, layer } from "@effect/vitest"
 import { AccountAdmin } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
 import { eventually } from "@verbatim/runtime"
 import { Effect, Option, Redacted, Schema } from "effect"
 import { Webhook } from "standardwebhooks"
+import { webhookReceiver } from "./receiver.js"
 import { TestServer, TestServerLive, type TestServerService } from "./server.js"
 import { api, balanceOf, expectError, expectInvalid, oldAccount, videos } from "./support.js"
 
@@ -38,43 +37,7 @@ const accepted = (response: { readonly status: number; readonly text: string; re
   return Schema.decodeUnknownSync(Api.BatchProcessing)(response.json)
 }
 
-/** A receiver on 127.0.0.1 that answers 204 and keeps what it got. */
-const receiver = Effect.acquireRelease(
-  Effect.async<{
-    server: Server
-    url: string
-    received: Array<{ headers: Record<string, string>; body: string }>
-  }>((resume) => {
-    const received: Array<{ headers: Record<string, string>; body: string }> = []
-    const server = createServer((request, response) => {
-      const chunks: Array<Buffer> = []
-      request.on("data", (chunk: Buffer) => chunks.push(chunk))
-      request.on("end", () => {
-        const headers: Record<string, string> = {}
-        for (const [name, value] of Object.entries(request.headers)) {
-          if (typeof value === "string") headers[name] = value
-        }
-        received.push({ headers, body: Buffer.concat(chunks).toString("utf8") })
-        response.statusCode = 204
-        response.end()
-      })
-    })
-    server.listen(0, "127.0.0.1", () =>
-      resume(
-        Effect.succeed({
-          server,
-          url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/batch-hook`,
-          received
-        })
-      )
-    )
-  }),
-  ({ server }) =>
-    Effect.async<void>((resume) => {
-      server.closeAllConnections()
-      server.close(() => resume(Effect.void))
-    })
-)
+const receiver = webhookReceiver("/batch-hook")
 
 layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })("batches", (it) => {
   it.effect(

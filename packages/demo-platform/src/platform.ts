@@ -34,7 +34,7 @@ import {
   VideoUnavailable
 } from "@verbatim/core"
 import { Captions, type Ids, Transcript } from "@verbatim/domain"
-import { Effect, Layer, Option, Stream } from "effect"
+import { Duration, Effect, Layer, Option, Stream } from "effect"
 import { type Catalogue, type CatalogueChannel, type CatalogueVideo, trackKey } from "./catalogue.js"
 import { type CatalogueInvalid, loadCatalogue } from "./load.js"
 import * as Lookup from "./lookup.js"
@@ -88,6 +88,11 @@ export interface DemoOptions {
   readonly pageSize?: number
   /** Where media paths are resolved (the catalogue file's folder), and the file system to read them. */
   readonly media?: { readonly dir: string; readonly fs: FileSystem.FileSystem }
+  /**
+   * Milliseconds added to every answer (0 by default): a platform as slow as a real one, for
+   * benchmarks and fault tests (`VERBATIM_DEMO_LATENCY_MS`).
+   */
+  readonly latencyMs?: number
 }
 
 const mediaTypes: Record<string, string> = {
@@ -119,8 +124,23 @@ const channelDetails = (channel: CatalogueChannel, index: CatalogueIndex): Chann
   videoCount: Lookup.channelVideos(index, channel.id).length
 })
 
-/** The `VideoPlatform` service over an indexed catalogue. */
+/** The `VideoPlatform` service over an indexed catalogue, each answer `latencyMs` late. */
 export const make = (index: CatalogueIndex, options: DemoOptions = {}): VideoPlatform["Type"] => {
+  const platform = makeInstant(index, options)
+  const latency = Duration.millis(Math.max(0, Math.floor(options.latencyMs ?? 0)))
+  if (Duration.isZero(latency)) return platform
+  const late = <A, E>(answer: Effect.Effect<A, E>) => Effect.delay(answer, latency)
+  return {
+    video: (id) => late(platform.video(id)),
+    captions: (id, track, captionOptions) => late(platform.captions(id, track, captionOptions)),
+    playlist: (id, continuation) => late(platform.playlist(id, continuation)),
+    channel: (ref) => late(platform.channel(ref)),
+    uploads: (id, continuation) => late(platform.uploads(id, continuation)),
+    audio: (id, audioOptions) => late(platform.audio(id, audioOptions))
+  }
+}
+
+const makeInstant = (index: CatalogueIndex, options: DemoOptions): VideoPlatform["Type"] => {
   const pageSize = Math.max(1, Math.floor(options.pageSize ?? 100))
   const byId = new Map<string, VideoAnswers>(index.catalogue.videos.map((v) => [v.id, answers(index, v)]))
   const notFound = (id: string) =>

@@ -3,11 +3,12 @@ import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { VideoPlatform } from "@verbatim/core"
 import { Captions, type Ids, type Language } from "@verbatim/domain"
-import { DateTime, Effect, Either, Layer, Option, Stream } from "effect"
+import { DateTime, Effect, Either, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import { decodeCatalogue } from "../src/catalogue.js"
 import { channel, channelVideos, DemoCatalogue, playlist, playlistVideos } from "../src/lookup.js"
 import * as DemoPlatform from "../src/platform.js"
 import { shippedCataloguePath } from "../src/shipped.js"
+import { syntheticCatalogue, syntheticPlaylistId, syntheticVideoId } from "../src/synthetic.js"
 import { channelA, channelB, validJson } from "./fixtures.js"
 
 const vid = (s: string) => s as Ids.VideoId
@@ -225,6 +226,38 @@ describe("read helpers", () => {
       expect(playlistVideos(i, "PLsecond")).toEqual(Option.some([]))
       expect(playlist(i, "PLnone")).toEqual(Option.none())
       expect(playlistVideos(i, "PLnone")).toEqual(Option.none())
+    })
+  )
+})
+
+describe("a synthetic catalogue, and answers made late", () => {
+  it.effect("a synthetic catalogue of 3,000 videos is valid; its playlist holds them in order", () =>
+    Effect.gen(function* () {
+      const catalogue = Either.getOrThrow(decodeCatalogue(syntheticCatalogue(3_000)))
+      expect(catalogue.videos).toHaveLength(3_000)
+      const platform = yield* VideoPlatform.pipe(Effect.provide(DemoPlatform.fromCatalogue(catalogue)))
+      const page = yield* platform.playlist(syntheticPlaylistId as Ids.PlaylistId)
+      expect(page.videos.map((v) => v.id)).toEqual(Array.from({ length: 100 }, (_, i) => syntheticVideoId(i)))
+      const details = yield* platform.video(vid(syntheticVideoId(2_999)))
+      expect(details.captionTracks.map((t) => `${t.language} ${t.kind}`)).toEqual(["en manual"])
+    })
+  )
+
+  it.effect("with latencyMs, no answer comes before that time has passed", () =>
+    Effect.gen(function* () {
+      const catalogue = Either.getOrThrow(decodeCatalogue(syntheticCatalogue(2)))
+      const platform = yield* VideoPlatform.pipe(
+        Effect.provide(DemoPlatform.fromCatalogue(catalogue, { latencyMs: 250 }))
+      )
+      const fiber = yield* Effect.fork(platform.video(vid(syntheticVideoId(1))))
+      yield* TestClock.adjust("249 millis")
+      expect(Option.isNone(yield* Fiber.poll(fiber))).toBe(true)
+      yield* TestClock.adjust("1 millis")
+      const details = yield* Fiber.join(fiber)
+      expect(details.id).toBe(syntheticVideoId(1))
+      const failing = yield* Effect.fork(Effect.flip(platform.video(vid("AAAAAAAAAAA"))))
+      yield* TestClock.adjust("250 millis")
+      expect((yield* Fiber.join(failing))._tag).toBe("VideoUnavailable")
     })
   )
 })

@@ -63,15 +63,18 @@ import type { InfrastructureSettings, WorkSettings } from "./settings.js"
 export const persistenceFor = (database: DatabaseSettings) => persistenceLayer(databaseLayer(database))
 
 /** The demo platform on a catalogue file. */
-export const demoPlatform = (catalogue: string): Layer.Layer<VideoPlatform, CatalogueInvalid> =>
-  DemoPlatform.layer(catalogue).pipe(Layer.provide(NodeFileSystem.layer))
+export const demoPlatform = (
+  catalogue: string,
+  latencyMs = 0
+): Layer.Layer<VideoPlatform, CatalogueInvalid> =>
+  DemoPlatform.layer(catalogue, { latencyMs }).pipe(Layer.provide(NodeFileSystem.layer))
 
 /** The video platform of the settings: YouTube (with its settings), or the demo catalogue. */
 export const platformFor = (
-  settings: Pick<InfrastructureSettings, "platform" | "demoCatalogue" | "youtube">
+  settings: Pick<InfrastructureSettings, "platform" | "demoCatalogue" | "demoLatencyMs" | "youtube">
 ): Layer.Layer<VideoPlatform, CatalogueInvalid> =>
   settings.platform === "demo"
-    ? demoPlatform(settings.demoCatalogue)
+    ? demoPlatform(settings.demoCatalogue, settings.demoLatencyMs)
     : YouTubePlatform.layer(Option.getOrElse(settings.youtube, () => defaultSettings))
 
 /** The work queue and the rate limiter: in memory without `REDIS_URL`, else on Redis under the prefix. */

@@ -9,6 +9,7 @@
  * | VERBATIM_PLATFORM | youtube | the video platform: `youtube`, or `demo` (the shipped catalogue, offline) |
  * | VERBATIM_YOUTUBE_* | see `@verbatim/youtube` | proxies, cache, pacing, timeouts of the YouTube adapter |
  * | VERBATIM_DEMO_CATALOG | the shipped catalogue | catalogue file of the demo platform |
+ * | VERBATIM_DEMO_LATENCY_MS | 0 | milliseconds the demo platform adds to every answer (benchmarks, fault tests) |
  * | REDIS_URL | unset | Redis for the queue and the rate limits; unset: in memory, one process |
  * | VERBATIM_REDIS_PREFIX | verbatim: | put in front of every Redis key |
  * | VERBATIM_WORKER | embedded without REDIS_URL, else off | `embedded`: this process also runs the worker |
@@ -79,6 +80,8 @@ export interface InfrastructureSettings {
   readonly database: DatabaseSettings
   readonly platform: PlatformName
   readonly demoCatalogue: string
+  /** Milliseconds the demo platform adds to every answer (absent: 0). */
+  readonly demoLatencyMs?: number
   /** Present when the platform is YouTube. */
   readonly youtube: Option.Option<YouTubeSettings>
   readonly redis: RedisSettings
@@ -110,6 +113,13 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
   database: DatabaseConfig,
   platform: PlatformConfig,
   demoCatalogue: demoCataloguePath,
+  demoLatencyMs: Config.integer("VERBATIM_DEMO_LATENCY_MS").pipe(
+    Config.validate({
+      message: "VERBATIM_DEMO_LATENCY_MS must be a whole number of milliseconds, 0 or more",
+      validation: (n) => n >= 0
+    }),
+    Config.withDefault(0)
+  ),
   youtubeSettings: YouTubeConfig,
   redis: RedisConfig,
   workerMode: WorkerModeConfig,
@@ -133,6 +143,7 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
       database,
       platform,
       demoCatalogue,
+      demoLatencyMs,
       youtubeSettings,
       redis,
       workerMode,
@@ -147,6 +158,7 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
       database,
       platform,
       demoCatalogue,
+      demoLatencyMs,
       youtube: platform === "youtube" ? Option.some(youtubeSettings) : Option.none(),
       redis,
       work: {

@@ -123,6 +123,8 @@ export class Batches extends Context.Tag("@verbatim/core/Batches")<
       now: DateTime.Utc,
       limit: number
     ) => Effect.Effect<ReadonlyArray<PendingItem>, PersistenceError>
+    /** Whether an item of the batch is not done yet (one index look-up, however large the batch). */
+    readonly hasUndone: (id: Ids.BatchId) => Effect.Effect<boolean, PersistenceError>
     /** Processing batches whose items are all done and whose items' jobs are all finished. */
     readonly finishable: (
       limit: number

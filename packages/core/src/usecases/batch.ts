@@ -404,8 +404,15 @@ export const makeBatchWork = Effect.gen(function* () {
       })
     }).pipe(Effect.withSpan("verbatim.batch.create"))
 
-  /** Finishes a batch whose items all ended: its status, and its webhook in the outbox, in one transaction. */
+  /**
+   * Finishes a batch whose items all ended: its status, and its webhook in the outbox, in one
+   * transaction. Called after every item, so it first asks the index whether an item is left (the
+   * whole batch is read only when none is).
+   */
   const finish = (accountId: Ids.AccountId, id: Ids.BatchId) =>
+    Effect.flatMap(batches.hasUndone(id), (undone) => (undone ? Effect.void : finishNow(accountId, id)))
+
+  const finishNow = (accountId: Ids.AccountId, id: Ids.BatchId) =>
     tx
       .transaction(
         Effect.gen(function* () {

@@ -173,6 +173,12 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
         ORDER BY b.created_at, i.position LIMIT ${limit}`
   })
 
+  const undoneOne = SqlSchema.findOne({
+    Request: Ids.BatchId,
+    Result: Schema.Struct({ position: Schema.NonNegativeInt }),
+    execute: (id) => sql`SELECT position FROM batch_items WHERE batch_id = ${id} AND NOT done LIMIT 1`
+  })
+
   const finishableNow = SqlSchema.findAll({
     Request: Schema.Int,
     Result: Schema.Struct({ id: Ids.BatchId, accountId: Ids.AccountId }),
@@ -268,6 +274,7 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
     itemDone: (batchId, position, owner) =>
       doneOne({ batchId, position, owner }).pipe(Effect.map(Option.isSome), operation("Batches.itemDone")),
     pending: (now, limit) => pendingAt({ now, limit }).pipe(operation("Batches.pending")),
+    hasUndone: (id) => undoneOne(id).pipe(Effect.map(Option.isSome), operation("Batches.hasUndone")),
     finishable: (limit) => finishableNow(limit).pipe(operation("Batches.finishable")),
     finish: (id, status, at, deliveryId) =>
       finishOne({ id, status, at, deliveryId }).pipe(Effect.map(Option.isSome), operation("Batches.finish")),
