@@ -170,15 +170,16 @@ export const testJob = (input: TestJobInput) =>
     return job
   })
 
-/** Polls `check` every 50 ms until it gives `Some`, failing after `timeoutMs`. */
+/** Polls `check` every `everyMs` (50 by default) until it gives `Some`, failing after `timeoutMs`. */
 export const eventually = <A, E, R>(
   what: string,
   check: Effect.Effect<Option.Option<A>, E, R>,
-  timeoutMs = 30_000
+  timeoutMs = 30_000,
+  everyMs = 50
 ): Effect.Effect<A, E | string, R> =>
   check.pipe(
     Effect.flatMap(Option.match({ onNone: () => Effect.fail("not yet" as const), onSome: Effect.succeed })),
-    Effect.retry({ schedule: Schedule.spaced("50 millis") }),
+    Effect.retry({ schedule: Schedule.spaced(Duration.millis(everyMs)) }),
     Effect.timeoutFail({
       duration: Duration.millis(timeoutMs),
       onTimeout: () => `timed out waiting for ${what}`
