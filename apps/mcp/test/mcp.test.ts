@@ -324,186 +324,193 @@ const collectionTour = (mcp: Connected, free: Connected) =>
 
 const catalogue = catalogueWithLongVideo()
 
-layer(testServerOn({ platform: demoPlatform(catalogue) }), { timeout: 60_000 })("MCP server", (it) => {
-  describe("over Streamable HTTP at /api/v2/gpt/mcp", () => {
-    it.scoped(
-      "takes the tour: every tool, errors with their codes, resources, a long transcript in chunks",
-      () =>
+layer(testServerOn({ platform: demoPlatform(catalogue) }), { timeout: 60_000, excludeTestServices: true })(
+  "MCP server",
+  (it) => {
+    describe("over Streamable HTTP at /api/v2/gpt/mcp", () => {
+      it.scoped(
+        "takes the tour: every tool, errors with their codes, resources, a long transcript in chunks",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            // Business: the tour's 60-odd calls fit its rate limit (100 a second).
+            const { key } = yield* server.newAccount({ plan: "business" })
+            yield* tour(server, yield* httpClient(server.baseUrl, key), key)
+          }),
+        180_000
+      )
+
+      it.scoped("answers 401 with the API's error body without a valid key", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
-          // Business: the tour's 60-odd calls fit its rate limit (100 a second).
-          const { key } = yield* server.newAccount({ plan: "business" })
-          yield* tour(server, yield* httpClient(server.baseUrl, key), key)
-        }),
-      180_000
-    )
-
-    it.scoped("answers 401 with the API's error body without a valid key", () =>
-      Effect.gen(function* () {
-        const server = yield* TestServer
-        const initialize = {
-          jsonrpc: "2.0",
-          id: 1,
-          method: "initialize",
-          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } }
-        }
-        const headers = { accept: "application/json, text/event-stream" }
-        for (const key of [undefined, "vbt_not_a_real_key_0000000000000000"]) {
-          const response = yield* server.post(mcpPath, { key, json: initialize, headers })
-          expect(response.status).toBe(401)
-          expect(response.json).toMatchObject({ error: "invalid_api_key", details: {} })
-          expect(response.headers.get("www-authenticate")).toContain("Bearer")
-        }
-        const refused = yield* httpClient(server.baseUrl, "vbt_not_a_real_key_0000000000000000").pipe(
-          Effect.as("connected"),
-          Effect.catchAllDefect((defect) => Effect.succeed(String(defect)))
-        )
-        expect(refused).toContain("invalid_api_key")
-        const get = yield* server.get(mcpPath, { headers: { accept: "text/event-stream" } })
-        expect(get.status).toBe(405)
-      })
-    )
-
-    it.scoped("never charges speech recognition silently: the quote comes back as a question", () =>
-      Effect.gen(function* () {
-        const server = yield* TestServer
-        // An account whose default mode is auto: the use case itself answers with the quote.
-        const { key } = yield* server.newAccount({ createdAt: newAccount, credits: 50 })
-        const mcp = yield* httpClient(server.baseUrl, key)
-        const asked = yield* call(mcp, "transcribe_video", { video: videos.noCaptions })
-        expect(asked.structured).toMatchObject({
-          status: "requires_asr_confirmation",
-          credits_used: 0,
-          estimated_credits: 8,
-          confirm_arguments: { video: videos.noCaptions, confirm_asr: true }
+          const initialize = {
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: {
+              protocolVersion: "2025-06-18",
+              capabilities: {},
+              clientInfo: { name: "t", version: "1" }
+            }
+          }
+          const headers = { accept: "application/json, text/event-stream" }
+          for (const key of [undefined, "vbt_not_a_real_key_0000000000000000"]) {
+            const response = yield* server.post(mcpPath, { key, json: initialize, headers })
+            expect(response.status).toBe(401)
+            expect(response.json).toMatchObject({ error: "invalid_api_key", details: {} })
+            expect(response.headers.get("www-authenticate")).toContain("Bearer")
+          }
+          const refused = yield* httpClient(server.baseUrl, "vbt_not_a_real_key_0000000000000000").pipe(
+            Effect.as("connected"),
+            Effect.catchAllDefect((defect) => Effect.succeed(String(defect)))
+          )
+          expect(refused).toContain("invalid_api_key")
+          const get = yield* server.get(mcpPath, { headers: { accept: "text/event-stream" } })
+          expect(get.status).toBe(405)
         })
-        expect(asked.structured.question).toContain("8 credits")
-        // An ASR mode sent without confirm_asr is asked too (from the estimate: no job, no charge).
-        for (const mode of ["speech_to_text_only", "auto"]) {
-          const quoted = yield* call(mcp, "transcribe_video", { video: videos.noCaptions, mode })
-          expect(quoted.structured).toMatchObject({
+      )
+
+      it.scoped("never charges speech recognition silently: the quote comes back as a question", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          // An account whose default mode is auto: the use case itself answers with the quote.
+          const { key } = yield* server.newAccount({ createdAt: newAccount, credits: 50 })
+          const mcp = yield* httpClient(server.baseUrl, key)
+          const asked = yield* call(mcp, "transcribe_video", { video: videos.noCaptions })
+          expect(asked.structured).toMatchObject({
             status: "requires_asr_confirmation",
-            mode,
-            estimated_credits: 8
+            credits_used: 0,
+            estimated_credits: 8,
+            confirm_arguments: { video: videos.noCaptions, confirm_asr: true }
           })
-        }
-        // mode=auto on a video with captions needs no question: captions serve it.
-        const captions = yield* call(mcp, "transcribe_video", { video: videos.manualOnly, mode: "auto" })
-        expect(captions.structured).toMatchObject({ status: "completed", credits_used: 1 })
-        expect((yield* call(mcp, "get_credits")).structured.credits).toBe(49)
-        // Confirmed, the request reaches the ASR path (this test server has no speech engine).
-        const confirmed = yield* callFailing(mcp, "transcribe_video", {
-          video: videos.noCaptions,
-          confirm_asr: true
+          expect(asked.structured.question).toContain("8 credits")
+          // An ASR mode sent without confirm_asr is asked too (from the estimate: no job, no charge).
+          for (const mode of ["speech_to_text_only", "auto"]) {
+            const quoted = yield* call(mcp, "transcribe_video", { video: videos.noCaptions, mode })
+            expect(quoted.structured).toMatchObject({
+              status: "requires_asr_confirmation",
+              mode,
+              estimated_credits: 8
+            })
+          }
+          // mode=auto on a video with captions needs no question: captions serve it.
+          const captions = yield* call(mcp, "transcribe_video", { video: videos.manualOnly, mode: "auto" })
+          expect(captions.structured).toMatchObject({ status: "completed", credits_used: 1 })
+          expect((yield* call(mcp, "get_credits")).structured.credits).toBe(49)
+          // Confirmed, the request reaches the ASR path (this test server has no speech engine).
+          const confirmed = yield* callFailing(mcp, "transcribe_video", {
+            video: videos.noCaptions,
+            confirm_asr: true
+          })
+          expect(confirmed.error).toBe("asr_unavailable")
+          expect((yield* call(mcp, "get_credits")).structured.credits).toBe(49)
+          // A video too long for ASR is answered failed, free, without a question.
+          const tooLong = yield* call(mcp, "transcribe_video", { video: videos.veryLong, mode: "auto" })
+          expect(tooLong.structured).toMatchObject({ status: "failed", credits_used: 0 })
+          // An older account (default captions_only) never reaches ASR without a mode.
+          const old = yield* server.newAccount({ createdAt: oldAccount })
+          const oldMcp = yield* httpClient(server.baseUrl, old.key)
+          expect((yield* callFailing(oldMcp, "transcribe_video", { video: videos.noCaptions })).error).toBe(
+            "no_captions"
+          )
         })
-        expect(confirmed.error).toBe("asr_unavailable")
-        expect((yield* call(mcp, "get_credits")).structured.credits).toBe(49)
-        // A video too long for ASR is answered failed, free, without a question.
-        const tooLong = yield* call(mcp, "transcribe_video", { video: videos.veryLong, mode: "auto" })
-        expect(tooLong.structured).toMatchObject({ status: "failed", credits_used: 0 })
-        // An older account (default captions_only) never reaches ASR without a mode.
-        const old = yield* server.newAccount({ createdAt: oldAccount })
-        const oldMcp = yield* httpClient(server.baseUrl, old.key)
-        expect((yield* callFailing(oldMcp, "transcribe_video", { video: videos.noCaptions })).error).toBe(
-          "no_captions"
-        )
-      })
-    )
+      )
 
-    it.scoped("charges credits as the REST API does, refuses with payment_required and rate limits", () =>
-      Effect.gen(function* () {
-        const server = yield* TestServer
-        const viaMcp = yield* server.newAccount({ credits: 3 })
-        const viaRest = yield* server.newAccount({ credits: 3 })
-        const mcp = yield* httpClient(server.baseUrl, viaMcp.key)
-        const requests = [
-          { video: videos.multiLanguage, language: "de" },
-          { video: videos.multiLanguage, language: "de" },
-          { video: videos.autoOnly },
-          { video: videos.multiLanguage, language: "fr" }
-        ]
-        for (const request of requests) {
-          const rest = yield* server.post("/api/v2/transcribe", { key: viaRest.key, json: request })
-          const tool = yield* call(mcp, "transcribe_video", request)
-          expect(tool.structured.credits_used).toBe((rest.json as { credits_used: number }).credits_used)
-        }
-        const balance = (key: string) =>
-          server
-            .get("/api/v2/credits", { key })
-            .pipe(Effect.map((r) => (r.json as { credits: number }).credits))
-        expect(yield* balance(viaMcp.key)).toBe(0)
-        expect(yield* balance(viaRest.key)).toBe(0)
-        const broke = yield* callFailing(mcp, "transcribe_video", { video: videos.manualOnly })
-        expect(broke.error).toBe("payment_required")
-        expect(yield* balance(viaMcp.key)).toBe(0)
-
-        // The free plan's bucket holds 2 requests: the third tool call at once is refused.
-        const free = yield* server.newAccount({ plan: "free" })
-        const freeMcp = yield* httpClient(server.baseUrl, free.key)
-        const answers = yield* Effect.all(
-          Array.from({ length: 4 }, () =>
-            Effect.promise(() => freeMcp.client.callTool({ name: "get_credits", arguments: {} }))
-          ),
-          { concurrency: "unbounded" }
-        )
-        const refused = answers.filter((answer) => answer.isError === true)
-        expect(refused.length).toBeGreaterThan(0)
-        const content = (refused[0]?.content ?? []) as ReadonlyArray<{ text: string }>
-        const body = content[0]?.text ?? "{}"
-        expect(JSON.parse(body)).toMatchObject({ error: "rate_limit_exceeded" })
-      })
-    )
-
-    it.scoped("lists playlists and channels for paid plans, never for the free plan", () =>
-      Effect.gen(function* () {
-        const server = yield* TestServer
-        const { key } = yield* server.newAccount({ plan: "business" })
-        const free = yield* server.newAccount({ plan: "free" })
-        yield* collectionTour(
-          yield* httpClient(server.baseUrl, key),
-          yield* httpClient(server.baseUrl, free.key)
-        )
-      })
-    )
-  })
-
-  describe("in process (what stdio runs on PostgreSQL)", () => {
-    it.scoped("lists playlists and channels for paid plans, never for the free plan", () =>
-      Effect.gen(function* () {
-        const server = yield* TestServer
-        const { key } = yield* server.newAccount({ plan: "business" })
-        const free = yield* server.newAccount({ plan: "free" })
-        yield* collectionTour(yield* inProcessClient(key), yield* inProcessClient(free.key))
-      })
-    )
-
-    it.scoped(
-      "takes the tour",
-      () =>
+      it.scoped("charges credits as the REST API does, refuses with payment_required and rate limits", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
-          // Business: the tour's 60-odd calls fit its rate limit (100 a second).
-          const { key } = yield* server.newAccount({ plan: "business" })
-          yield* tour(server, yield* inProcessClient(key), key)
-          // A revoked or unknown key fails every call with invalid_api_key.
-          const stranger = yield* inProcessClient("vbt_not_a_real_key_0000000000000000")
-          expect((yield* callFailing(stranger, "get_credits")).error).toBe("invalid_api_key")
-        }),
-      180_000
-    )
-  })
+          const viaMcp = yield* server.newAccount({ credits: 3 })
+          const viaRest = yield* server.newAccount({ credits: 3 })
+          const mcp = yield* httpClient(server.baseUrl, viaMcp.key)
+          const requests = [
+            { video: videos.multiLanguage, language: "de" },
+            { video: videos.multiLanguage, language: "de" },
+            { video: videos.autoOnly },
+            { video: videos.multiLanguage, language: "fr" }
+          ]
+          for (const request of requests) {
+            const rest = yield* server.post("/api/v2/transcribe", { key: viaRest.key, json: request })
+            const tool = yield* call(mcp, "transcribe_video", request)
+            expect(tool.structured.credits_used).toBe((rest.json as { credits_used: number }).credits_used)
+          }
+          const balance = (key: string) =>
+            server
+              .get("/api/v2/credits", { key })
+              .pipe(Effect.map((r) => (r.json as { credits: number }).credits))
+          expect(yield* balance(viaMcp.key)).toBe(0)
+          expect(yield* balance(viaRest.key)).toBe(0)
+          const broke = yield* callFailing(mcp, "transcribe_video", { video: videos.manualOnly })
+          expect(broke.error).toBe("payment_required")
+          expect(yield* balance(viaMcp.key)).toBe(0)
 
-  describe("on stdio (pnpm --silent mcp calling the server's REST API)", () => {
-    it.scoped(
-      "takes the tour",
-      () =>
+          // The free plan's bucket holds 2 requests: the third tool call at once is refused.
+          const free = yield* server.newAccount({ plan: "free" })
+          const freeMcp = yield* httpClient(server.baseUrl, free.key)
+          const answers = yield* Effect.all(
+            Array.from({ length: 4 }, () =>
+              Effect.promise(() => freeMcp.client.callTool({ name: "get_credits", arguments: {} }))
+            ),
+            { concurrency: "unbounded" }
+          )
+          const refused = answers.filter((answer) => answer.isError === true)
+          expect(refused.length).toBeGreaterThan(0)
+          const content = (refused[0]?.content ?? []) as ReadonlyArray<{ text: string }>
+          const body = content[0]?.text ?? "{}"
+          expect(JSON.parse(body)).toMatchObject({ error: "rate_limit_exceeded" })
+        })
+      )
+
+      it.scoped("lists playlists and channels for paid plans, never for the free plan", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
-          // Business: the tour's 60-odd calls fit its rate limit (100 a second).
           const { key } = yield* server.newAccount({ plan: "business" })
-          yield* tour(server, yield* stdioClient(server.baseUrl, key), key)
-        }),
-      240_000
-    )
-  })
-})
+          const free = yield* server.newAccount({ plan: "free" })
+          yield* collectionTour(
+            yield* httpClient(server.baseUrl, key),
+            yield* httpClient(server.baseUrl, free.key)
+          )
+        })
+      )
+    })
+
+    describe("in process (what stdio runs on PostgreSQL)", () => {
+      it.scoped("lists playlists and channels for paid plans, never for the free plan", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* server.newAccount({ plan: "business" })
+          const free = yield* server.newAccount({ plan: "free" })
+          yield* collectionTour(yield* inProcessClient(key), yield* inProcessClient(free.key))
+        })
+      )
+
+      it.scoped(
+        "takes the tour",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            // Business: the tour's 60-odd calls fit its rate limit (100 a second).
+            const { key } = yield* server.newAccount({ plan: "business" })
+            yield* tour(server, yield* inProcessClient(key), key)
+            // A revoked or unknown key fails every call with invalid_api_key.
+            const stranger = yield* inProcessClient("vbt_not_a_real_key_0000000000000000")
+            expect((yield* callFailing(stranger, "get_credits")).error).toBe("invalid_api_key")
+          }),
+        180_000
+      )
+    })
+
+    describe("on stdio (pnpm --silent mcp calling the server's REST API)", () => {
+      it.scoped(
+        "takes the tour",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            // Business: the tour's 60-odd calls fit its rate limit (100 a second).
+            const { key } = yield* server.newAccount({ plan: "business" })
+            yield* tour(server, yield* stdioClient(server.baseUrl, key), key)
+          }),
+        240_000
+      )
+    })
+  }
+)
