@@ -1,0 +1,203 @@
+/**
+ * `pnpm --filter @verbatim/bench bench:batch`: batches over real HTTP with the production wiring, on
+ * a synthetic demo catalogue (`syntheticCatalogue`):
+ *
+ * 1. `POST /batch` of BENCH_BATCH_SIZE (3,000) ids, one request at a time, BENCH_BATCH_POSTS (20)
+ *    times: p50 and p99 of the answer (202), measured by the client. No worker runs meanwhile.
+ * 2. Throughput: one batch of BENCH_VIDEOS (1,000) videos run by the worker in this process with
+ *    VERBATIM_BATCH_CONCURRENCY = BENCH_CONCURRENCY (16) items at once, the demo platform answering
+ *    each fetch BENCH_LATENCY_MS (100) late. Each item makes two fetches (details, then captions),
+ *    so the ideal is concurrency / (2 x latency) videos per second; the report gives the measured
+ *    rate from acceptance to the finished batch, and its share of the ideal.
+ *
+ * PGlite in a temporary folder, or PostgreSQL when DATABASE_URL is set; the in-memory queue, or
+ * Redis when REDIS_URL is set. The rate limiter lets every request through. Results are printed and
+ * written to bench/results/.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { HttpServer } from "@effect/platform"
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { HttpLive } from "@verbatim/api"
+import { AccountAdmin, RateLimiter, WebhookAllowList } from "@verbatim/core"
+import { persistenceLayer, pgliteLayer, postgresTestLayer } from "@verbatim/db"
+import { syntheticCatalogue, syntheticVideoId } from "@verbatim/demo-platform"
+import {
+  demoPlatform,
+  NodeServicesLive,
+  offlineMedia,
+  queuesFor,
+  runWorker,
+  servicesOn,
+  testWorkSettings,
+  workerOn
+} from "@verbatim/runtime"
+import { Config, Console, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+
+const settings = Config.all({
+  batchSize: Config.integer("BENCH_BATCH_SIZE").pipe(Config.withDefault(3_000)),
+  posts: Config.integer("BENCH_BATCH_POSTS").pipe(Config.withDefault(20)),
+  videos: Config.integer("BENCH_VIDEOS").pipe(Config.withDefault(1_000)),
+  concurrency: Config.integer("BENCH_CONCURRENCY").pipe(Config.withDefault(16)),
+  latencyMs: Config.integer("BENCH_LATENCY_MS").pipe(Config.withDefault(100)),
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  redisUrl: Config.option(Config.string("REDIS_URL"))
+})
+
+/** Every request allowed: the bench measures the batch path, not the plan's rate limit. */
+const Unlimited = Layer.succeed(RateLimiter, {
+  take: () =>
+    Effect.succeed({ allowed: true, limit: 1e9, remaining: 1e9, resetSeconds: 0, retryAfterSeconds: 0 })
+})
+
+const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
+  sorted.length === 0
+    ? 0
+    : (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0)
+
+const program = Effect.gen(function* () {
+  const config = yield* settings
+  const dir = mkdtempSync(join(tmpdir(), "verbatim-bench-batch-"))
+  yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
+  const catalogue = join(dir, "catalogue.json")
+  writeFileSync(catalogue, JSON.stringify(syntheticCatalogue(Math.max(config.batchSize, config.videos))))
+  const databaseName = Option.isSome(config.databaseUrl) ? "PostgreSQL" : "PGlite (embedded)"
+  const queueName = Option.isSome(config.redisUrl) ? "Redis" : "memory"
+  const redis = Option.match(config.redisUrl, {
+    onNone: () => ({ url: Option.none(), prefix: "unused:" }),
+    onSome: (url) => ({ url: Option.some(Redacted.make(url)), prefix: `verbatim-bench-batch-${Date.now()}:` })
+  })
+
+  const serve = (name: string, latencyMs: number) =>
+    Effect.gen(function* () {
+      const database = Option.match(config.databaseUrl, {
+        onNone: () => pgliteLayer(join(dir, name)),
+        onSome: (url) => postgresTestLayer(url)
+      })
+      const useCases = servicesOn(
+        Layer.mergeAll(
+          persistenceLayer(database),
+          demoPlatform(catalogue, latencyMs),
+          queuesFor(redis),
+          Unlimited,
+          NodeServicesLive,
+          offlineMedia(),
+          Layer.succeed(WebhookAllowList, [])
+        )
+      )
+      const context = yield* Layer.build(
+        HttpLive.pipe(
+          Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+          Layer.provideMerge(useCases)
+        )
+      )
+      const admin = AccountAdmin.pipe(Effect.provide(context))
+      const account = yield* Effect.flatMap(admin, (a) =>
+        a.createAccount({ name: "bench", plan: "business", credits: 1_000_000 })
+      )
+      const { key } = yield* Effect.flatMap(admin, (a) => a.issueKey(account.id))
+      const address = (yield* HttpServer.HttpServer.pipe(Effect.provide(context))).address
+      if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("not a TCP server")
+      return { context, key, base: `http://127.0.0.1:${address.port}/api/v2` }
+    })
+
+  const post = (base: string, key: string, ids: ReadonlyArray<string>) =>
+    Effect.promise(async () => {
+      const started = performance.now()
+      const response = await fetch(`${base}/batch`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ video_ids: ids, mode: "captions_only" })
+      })
+      const body = (await response.json()) as { batch_id?: string }
+      return { ms: performance.now() - started, status: response.status, id: body.batch_id ?? "" }
+    })
+
+  // 1. Acceptance latency of a batch of batchSize ids (no worker).
+  const accept = yield* Effect.scoped(
+    Effect.gen(function* () {
+      const { key, base } = yield* serve("accept", 0)
+      const ids = Array.from({ length: config.batchSize }, (_, i) => syntheticVideoId(i))
+      yield* post(base, key, ids) // warm-up
+      const times: Array<number> = []
+      for (let i = 0; i < config.posts; i++) {
+        const answer = yield* post(base, key, ids)
+        if (answer.status !== 202) return yield* Effect.dieMessage(`POST /batch answered ${answer.status}`)
+        times.push(answer.ms)
+      }
+      const sorted = times.sort((a, b) => a - b)
+      return { p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted.at(-1) ?? 0 }
+    })
+  )
+
+  // 2. Throughput of one batch run by the worker against a platform latencyMs late.
+  const throughput = yield* Effect.scoped(
+    Effect.gen(function* () {
+      const { context, key, base } = yield* serve("throughput", config.latencyMs)
+      yield* Effect.forkScoped(
+        runWorker.pipe(
+          Effect.provide(workerOn(testWorkSettings({ batchConcurrency: config.concurrency }))),
+          Effect.provide(context)
+        )
+      )
+      const ids = Array.from({ length: config.videos }, (_, i) => syntheticVideoId(i))
+      const started = performance.now()
+      const answer = yield* post(base, key, ids)
+      if (answer.status !== 202) return yield* Effect.dieMessage(`POST /batch answered ${answer.status}`)
+      for (;;) {
+        yield* Effect.sleep("100 millis")
+        const status = yield* Effect.promise(async () => {
+          const response = await fetch(`${base}/batch/${answer.id}`, {
+            headers: { authorization: `Bearer ${key}` }
+          })
+          const body = (await response.json()) as { status: string; summary: { succeeded: number } }
+          return { status: response.status, body }
+        })
+        if (status.status === 200) {
+          if (status.body.summary.succeeded !== config.videos) {
+            return yield* Effect.dieMessage(`only ${status.body.summary.succeeded} succeeded`)
+          }
+          break
+        }
+      }
+      const seconds = (performance.now() - started) / 1000
+      const rate = config.videos / seconds
+      const ideal = config.concurrency / ((2 * config.latencyMs) / 1000)
+      return { seconds, rate, ideal, share: rate / ideal }
+    })
+  )
+
+  const report = {
+    date: new Date().toISOString(),
+    database: databaseName,
+    queue: queueName,
+    node: process.version,
+    accept: { batchSize: config.batchSize, posts: config.posts, ...accept },
+    throughput: {
+      videos: config.videos,
+      concurrency: config.concurrency,
+      latencyMs: config.latencyMs,
+      ...throughput
+    }
+  }
+  yield* Console.log(
+    [
+      "",
+      `| ${databaseName}, ${queueName} queue | figure |`,
+      "|---|---|",
+      `| POST /batch of ${config.batchSize} ids, p50 / p99 / max (${config.posts} posts) | ${accept.p50Ms.toFixed(1)} / ${accept.p99Ms.toFixed(1)} / ${accept.maxMs.toFixed(1)} ms |`,
+      `| ${config.videos} videos, ${config.concurrency} at once, ${config.latencyMs} ms per fetch | ${throughput.seconds.toFixed(1)} s, ${throughput.rate.toFixed(1)} videos/s, ideal ${throughput.ideal.toFixed(1)}: ${(throughput.share * 100).toFixed(0)}% |`
+    ].join("\n")
+  )
+  const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "..", "results")
+  mkdirSync(resultsDir, { recursive: true })
+  writeFileSync(
+    join(resultsDir, `batch-${report.date.replace(/[:.]/g, "-")}.json`),
+    `${JSON.stringify(report, null, 2)}\n`
+  )
+}).pipe(Effect.scoped, Logger.withMinimumLogLevel(LogLevel.Warning))
+
+NodeRuntime.runMain(program)
