@@ -2,7 +2,8 @@
  * Idempotency keys: the first answer to a request sent with an `Idempotency-Key`, per account,
  * endpoint and key, for 24 hours. `begin` claims a key atomically (one request wins; the others
  * find the winner's row), `complete` keeps the winner's answer, `abandon` frees the key when the
- * winner could not answer (a server failure: the retry may run).
+ * winner could not answer (a server failure: the retry may run). `sweepExpired` removes entries past
+ * their expiry (only ever replaced or refused), a bounded number a call.
  */
 import type { Ids } from "@verbatim/domain"
 import { Context, type DateTime, type Effect, type Option } from "effect"
@@ -48,5 +49,7 @@ export class IdempotencyKeys extends Context.Tag("@verbatim/core/IdempotencyKeys
       endpoint: string,
       key: string
     ) => Effect.Effect<void, PersistenceError>
+    /** Removes up to `limit` entries whose expiry is before `now`; how many. */
+    readonly sweepExpired: (now: DateTime.Utc, limit: number) => Effect.Effect<number, PersistenceError>
   }
 >() {}

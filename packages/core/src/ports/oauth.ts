@@ -94,6 +94,11 @@ export class OAuthStore extends Context.Tag("@verbatim/core/OAuthStore")<
       readonly accountId?: Ids.AccountId | undefined
       readonly all: boolean
     }) => Stored<ReadonlyArray<OAuthGrantView>>
+    /**
+     * Removes up to `limit` codes and tokens (access and refresh) whose expiry is before `now`, codes
+     * first; how many. A token or code before its expiry is never removed here.
+     */
+    readonly sweepExpired: (now: DateTime.Utc, limit: number) => Stored<number>
   }
 >() {}
 

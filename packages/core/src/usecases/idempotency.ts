@@ -6,7 +6,8 @@
  *
  * The first answer is kept whether it succeeded or was refused (a 4xx is an answer too); a server
  * failure (5xx, or the store failing) frees the key, so the retry runs. Every entry point (HTTP,
- * MCP) runs its idempotent use cases through `Idempotency.run`.
+ * MCP) runs its idempotent use cases through `Idempotency.run`. Entries past their 24 hours are only
+ * ever replaced: the worker removes them on its reconcile rhythm (`sweepExpiredIdempotencyKeys`).
  */
 import { Api, Errors, type Ids } from "@verbatim/domain"
 import { DateTime, Duration, Effect, Either, type Layer, Option, Schedule, Schema } from "effect"
@@ -20,6 +21,12 @@ export const idempotencyTtl = Duration.hours(24)
 /** How long a retry waits for the first request's answer before it gives up (409). */
 export const idempotencyWait = Duration.seconds(60)
 export const maxIdempotencyKeyLength = 255
+
+/** Removes up to `limit` entries past their expiry (kept 24 hours, never fewer); how many. */
+export const sweepExpiredIdempotencyKeys = (limit: number) =>
+  Effect.flatMap(IdempotencyKeys, (keys) =>
+    Effect.flatMap(DateTime.now, (now) => keys.sweepExpired(now, limit))
+  )
 
 const KeptAnswer = Schema.Union(
   Schema.TaggedStruct("answer", { body: Schema.Unknown }),

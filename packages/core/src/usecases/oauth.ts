@@ -13,6 +13,8 @@
  *   token presented again (stolen, or replayed) revokes its whole grant.
  * - Revoking a token revokes its grant (every token of that sign-in); the admin command revokes
  *   grants and clients.
+ * - Codes and tokens past their expiry are only ever refused: the worker removes them on its
+ *   reconcile rhythm (`sweepExpiredOAuth`), a bounded number a round.
  */
 import { Errors, type Ids } from "@verbatim/domain"
 import { Context, Data, DateTime, Duration, Effect, Layer, Option } from "effect"
@@ -489,3 +491,7 @@ export const revokeGrant = (id: string) =>
 
 export const revokeClient = (id: string) =>
   Effect.flatMap(OAuthStore, (store) => Effect.flatMap(DateTime.now, (now) => store.revokeClient(id, now)))
+
+/** Removes up to `limit` codes and tokens past their expiry (never one still usable); how many. */
+export const sweepExpiredOAuth = (limit: number) =>
+  Effect.flatMap(OAuthStore, (store) => Effect.flatMap(DateTime.now, (now) => store.sweepExpired(now, limit)))

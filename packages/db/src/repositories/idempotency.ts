@@ -1,14 +1,16 @@
 /**
  * The `IdempotencyKeys` port on SQL. `begin` is one statement: it inserts the claim, or replaces an
  * expired entry, and returns nothing when it did; otherwise the live entry is read. The primary key
- * (account, endpoint, key) lets exactly one of concurrent claims win.
+ * (account, endpoint, key) lets exactly one of concurrent claims win. `sweepExpired` deletes a
+ * bounded number of entries past their expiry (rows another sweep holds are skipped; the expiry is
+ * checked again on the row deleted, so a key claimed anew meanwhile stays).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { type IdempotencyEntry, IdempotencyKeys } from "@verbatim/core"
 import { Ids } from "@verbatim/domain"
 import { Effect, Layer, Option, Schema } from "effect"
-import { Timestamp } from "./columns.js"
+import { Timestamp, toDate } from "./columns.js"
 import { operation } from "./failure.js"
 
 const EntryRow = Schema.Struct({
@@ -81,7 +83,21 @@ export const make: Effect.Effect<IdempotencyKeys["Type"], never, SqlClient.SqlCl
           operation("IdempotencyKeys.complete")
         ),
       abandon: (accountId, endpoint, key) =>
-        drop({ accountId, endpoint, key }).pipe(operation("IdempotencyKeys.abandon"))
+        drop({ accountId, endpoint, key }).pipe(operation("IdempotencyKeys.abandon")),
+      sweepExpired: (now, limit) =>
+        sql<{ n: number }>`WITH due AS (
+          SELECT account_id, endpoint, key FROM idempotency_keys WHERE expires_at < ${toDate(now)}
+          ORDER BY expires_at LIMIT ${Math.max(0, Math.floor(limit))} FOR UPDATE SKIP LOCKED
+        ), gone AS (
+          DELETE FROM idempotency_keys i USING due
+          WHERE i.account_id = due.account_id AND i.endpoint = due.endpoint AND i.key = due.key
+            AND i.expires_at < ${toDate(now)}
+          RETURNING 1
+        )
+        SELECT count(*)::int AS n FROM gone`.pipe(
+          Effect.map((rows) => Number(rows[0]?.n ?? 0)),
+          operation("IdempotencyKeys.sweepExpired")
+        )
     })
   }
 )

@@ -1,7 +1,8 @@
 /**
  * The `OAuthStore` port on SQL (tables of `0009_oauth`). A code is taken with one
  * `DELETE ... RETURNING`, so it is exchanged once; a refresh token is marked used with one
- * conditional `UPDATE`, so of two exchanges only one wins.
+ * conditional `UPDATE`, so of two exchanges only one wins. `sweepExpired` deletes a bounded number
+ * of codes and tokens past their expiry (rows another sweep holds are skipped).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
@@ -93,6 +94,23 @@ export const make: Effect.Effect<OAuthStore["Type"], never, SqlClient.SqlClient>
       LIMIT 1000`
   })
 
+  /** Deletes up to `limit` rows of `table` (keyed by `column`) whose expiry is before `now`; how many. */
+  const sweep =
+    (table: "oauth_codes" | "oauth_tokens", column: "code_hash" | "token_hash") =>
+    (now: Date, limit: number) =>
+      limit <= 0
+        ? Effect.succeed(0)
+        : sql<{ n: number }>`WITH due AS (
+            SELECT ${sql(column)} AS id FROM ${sql(table)} WHERE expires_at < ${now}
+            ORDER BY expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED
+          ), gone AS (
+            DELETE FROM ${sql(table)} t USING due WHERE t.${sql(column)} = due.id AND t.expires_at < ${now}
+            RETURNING 1
+          )
+          SELECT count(*)::int AS n FROM gone`.pipe(Effect.map((rows) => Number(rows[0]?.n ?? 0)))
+  const sweepCodes = sweep("oauth_codes", "code_hash")
+  const sweepTokens = sweep("oauth_tokens", "token_hash")
+
   return OAuthStore.of({
     saveClient: (client: OAuthClientRecord) =>
       sql`INSERT INTO oauth_clients (id, secret_hash, name, redirect_uris, created_at)
@@ -146,7 +164,13 @@ export const make: Effect.Effect<OAuthStore["Type"], never, SqlClient.SqlClient>
         operation("OAuthStore.revokeClient")
       ),
     grants: ({ accountId, all }) =>
-      listGrants({ accountId: accountId ?? null, all }).pipe(operation("OAuthStore.grants"))
+      listGrants({ accountId: accountId ?? null, all }).pipe(operation("OAuthStore.grants")),
+    sweepExpired: (now, limit) =>
+      Effect.gen(function* () {
+        const bound = Math.max(0, Math.floor(limit))
+        const codes = yield* sweepCodes(toDate(now), bound)
+        return codes + (yield* sweepTokens(toDate(now), bound - codes))
+      }).pipe(operation("OAuthStore.sweepExpired"))
   })
 })
 

@@ -2,7 +2,8 @@
  * `OAuthStore` on every database: a client with its redirect URIs, a code taken once (of two
  * concurrent takes exactly one wins), tokens seen with their grant's client and account, a refresh
  * token marked used once (of two concurrent exchanges one wins), a revoked grant's tokens showing
- * the revocation, and the admin's listing.
+ * the revocation, and the admin's listing; the sweep removes codes and tokens only after their
+ * expiry (a refresh token still usable stays), a bounded number a call.
  */
 import { randomUUID } from "node:crypto"
 import { expect } from "@effect/vitest"
@@ -111,6 +112,79 @@ describeEachDatabase(
         ])
         expect(yield* store.revokeClient(client.id, at("2026-11-01T10:50:00.000Z"))).toBe(0)
         expect(yield* store.revokeGrant("not-a-uuid", at("2026-11-01T10:50:00.000Z"))).toBe(false)
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("sweeps codes and tokens only after their expiry; a usable refresh token stays", () =>
+      Effect.gen(function* () {
+        const store = yield* OAuthStore
+        const account = yield* newAccount()
+        const clientId = randomUUID()
+        yield* store.saveClient({
+          id: clientId,
+          secretHash: null,
+          name: "Sweep",
+          redirectUris: ["https://assistant.example/cb"],
+          createdAt: at("2020-01-01T00:00:00.000Z")
+        })
+        // Dates of 2020: no other test's rows are due at these instants.
+        const code = (expiresAt: string) => ({
+          codeHash: `code-${randomUUID()}`,
+          clientId,
+          accountId: account.id,
+          redirectUri: "https://assistant.example/cb",
+          codeChallenge: "c".repeat(43),
+          resource: null,
+          scope: null,
+          expiresAt: at(expiresAt)
+        })
+        const oldCode = code("2020-01-01T00:10:00.000Z")
+        const liveCode = code("2020-01-01T12:10:00.000Z")
+        yield* store.saveCode(oldCode)
+        yield* store.saveCode(liveCode)
+        const grantId = randomUUID()
+        yield* store.saveGrant({
+          id: grantId,
+          clientId,
+          accountId: account.id,
+          createdAt: at("2020-01-01T00:00:00.000Z")
+        })
+        const token = (kind: "access" | "refresh", expiresAt: string) => ({
+          tokenHash: `${kind}-${randomUUID()}`,
+          kind,
+          grantId,
+          resource: null,
+          scope: null,
+          createdAt: at("2020-01-01T00:00:00.000Z"),
+          expiresAt: at(expiresAt)
+        })
+        const oldAccess = token("access", "2020-01-01T01:00:00.000Z")
+        const usedRefresh = token("refresh", "2020-01-01T02:00:00.000Z")
+        const liveAccess = token("access", "2020-01-01T12:00:00.000Z")
+        const liveRefresh = token("refresh", "2020-01-31T00:00:00.000Z")
+        for (const t of [oldAccess, usedRefresh, liveAccess, liveRefresh]) yield* store.saveToken(t)
+        expect(yield* store.useRefreshToken(usedRefresh.tokenHash, at("2020-01-01T00:30:00.000Z"))).toBe(true)
+        const tokensLeft = () =>
+          Effect.forEach([oldAccess, usedRefresh, liveAccess, liveRefresh], (t) =>
+            Effect.map(store.token(t.tokenHash), Option.isSome)
+          )
+
+        // At the very instant of an expiry nothing goes.
+        expect(yield* store.sweepExpired(at("2020-01-01T00:10:00.000Z"), 100)).toBe(0)
+        // After the old code, access token and used refresh token expired: at most the limit a call,
+        // codes first.
+        const now = at("2020-01-01T06:00:00.000Z")
+        expect(yield* store.sweepExpired(now, 2)).toBe(2)
+        expect(yield* tokensLeft()).toEqual([false, true, true, true])
+        expect(yield* store.sweepExpired(now, 100)).toBe(1)
+        expect(yield* tokensLeft()).toEqual([false, false, true, true])
+        expect(yield* store.sweepExpired(now, 100)).toBe(0)
+        expect(yield* store.takeCode(oldCode.codeHash)).toEqual(Option.none())
+        expect(yield* store.takeCode(liveCode.codeHash)).toEqual(Option.some(liveCode))
+        // Weeks before its own expiry, the refresh token is still usable.
+        expect(yield* store.sweepExpired(at("2020-01-30T23:59:59.999Z"), 100)).toBe(1)
+        expect(yield* tokensLeft()).toEqual([false, false, false, true])
+        expect(yield* store.useRefreshToken(liveRefresh.tokenHash, at("2020-01-30T23:59:59.999Z"))).toBe(true)
       }).pipe(Effect.provide(RepositoriesLive))
     )
   },
