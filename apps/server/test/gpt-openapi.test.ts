@@ -28,9 +28,12 @@ layer(TestServerLive, { timeout: "60 seconds" })("GPT Actions document", (it) =>
           "getBatch",
           "getCredits",
           "getJob",
+          "getRecommendedVideos",
           "getTranscript",
           "getTranscriptLanguages",
           "listTranscripts",
+          "resolveChannel",
+          "resolvePlaylist",
           "transcribeVideo"
         ].sort()
       )

@@ -87,6 +87,24 @@ export const gptOperations: { readonly [contractId: string]: GptOperation } = {
     summary: "A batch and its per-video results (free)",
     description:
       "202 while running, 200 once completed, partial or failed (final). A finished batch can be fetched 60 times in 24 hours."
+  },
+  "playlists.resolve": {
+    operationId: "resolvePlaylist",
+    summary: "List a playlist's videos (paid plans; no credits)",
+    description:
+      "Send playlist_url or playlist_id, and limit (1 to 100) if the user wants fewer. Answers each video's video_id and title; nothing is transcribed. To transcribe them, pass their video_id values to createBatch once the user agrees (1 credit per video not owned)."
+  },
+  "channels.resolve": {
+    operationId: "resolveChannel",
+    summary: "List a channel's newest videos (paid plans; one of the month's channel jobs)",
+    description:
+      "Send channel_url, channel_id or handle, and limit if the user wants fewer. Answers the newest videos' video_id and title; nothing is transcribed. 429 when the plan's channel jobs of the month are used up. To transcribe them, pass their video_id values to createBatch."
+  },
+  "recommendations.videos": {
+    operationId: "getRecommendedVideos",
+    summary: "Suggest new videos to transcribe (free)",
+    description:
+      "Recent uploads of the channels the user transcribed most, none transcribed yet, newest first: limit 1 to 30 (default 6), channels 1 to 10 (default 3). Offer them to the user; transcribe the chosen ones with transcribeVideo or createBatch."
   }
 }
 

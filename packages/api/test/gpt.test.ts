@@ -44,7 +44,10 @@ const expected = [
   ["get", "/transcripts/{video_id}/languages", "getTranscriptLanguages"],
   ["get", "/credits", "getCredits"],
   ["post", "/batch", "createBatch"],
-  ["get", "/batch/{batch_id}", "getBatch"]
+  ["get", "/batch/{batch_id}", "getBatch"],
+  ["post", "/playlists/resolve", "resolvePlaylist"],
+  ["post", "/channels/resolve", "resolveChannel"],
+  ["get", "/recommendations/videos", "getRecommendedVideos"]
 ]
 
 const redocly = join(dirname(fileURLToPath(import.meta.url)), "../node_modules/.bin/redocly")
