@@ -1,13 +1,28 @@
 /**
  * Faults over real processes, on PostgreSQL and Redis: a worker killed with SIGKILL in the middle
- * of its jobs, Redis losing every key mid-run, a worker stopped with SIGTERM while it works, and two
+ * of its jobs, a worker killed with SIGKILL in the middle of a batch, Redis losing every key mid-run, a worker stopped with SIGTERM while it works, and two
  * API servers with two workers sharing one database and one Redis. Every accepted job finishes
  * exactly once and is charged exactly once; the rate limit holds across servers.
  */
+import { rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
-import { type Account, AccountAdmin, JobLifecycle, type JobRecord, Jobs, Ledger } from "@verbatim/core"
+import {
+  type Account,
+  AccountAdmin,
+  Batches,
+  BatchWork,
+  JobLifecycle,
+  type JobRecord,
+  Jobs,
+  Ledger
+} from "@verbatim/core"
+import { syntheticCatalogue, syntheticVideoId } from "@verbatim/demo-platform"
+import { Api } from "@verbatim/domain"
 import { eventually, type TestJobInput, testJob } from "@verbatim/runtime"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { exitOf, fleetAvailable, flushPrefix, freePort, scriptCommand, startApp, withFleet } from "./fleet.js"
 
 const newAccount = (credits: number, plan: Account["plan"] = "pro") =>
@@ -86,6 +101,113 @@ describe.skipIf(!fleetAvailable)("faults over real processes (PostgreSQL + Redis
             yield* expectChargedOnce(account, finished, 3)
             // Each was claimed by the dead worker, then again by the live one.
             expect(finished.every((job) => job.attempts >= 2)).toBe(true)
+          })
+        )
+      ),
+    180_000
+  )
+
+  it.live(
+    "a worker killed with SIGKILL mid-batch: another worker finishes the batch, every item once, charged once",
+    () =>
+      withFleet((fleet) =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            const size = 60
+            const catalogue = join(tmpdir(), `verbatim-faults-batch-${process.pid}-${Date.now()}.json`)
+            writeFileSync(catalogue, JSON.stringify(syntheticCatalogue(size)))
+            yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(catalogue, { force: true })))
+            const env = {
+              ...fleet.env,
+              VERBATIM_DEMO_CATALOG: catalogue,
+              VERBATIM_DEMO_LATENCY_MS: "150",
+              VERBATIM_BATCH_CONCURRENCY: "4"
+            }
+            const account = yield* newAccount(500, "business")
+            const work = yield* BatchWork
+            const batches = yield* Batches
+            const sql = yield* SqlClient.SqlClient
+            const videoIds = Array.from({ length: size }, (_, i) => syntheticVideoId(i))
+            const accepted = yield* work
+              .create(
+                account,
+                Schema.decodeUnknownSync(Api.BatchRequest)({ video_ids: videoIds, mode: "captions_only" })
+              )
+              .pipe(Effect.orDie)
+            const id = accepted.batch_id
+            const doneItems = Effect.map(
+              batches.view(account.id, id).pipe(Effect.orDie),
+              (view) =>
+                Option.getOrThrow(view).items.filter((item) => item.job?.status === "completed").length
+            )
+
+            const first = yield* startApp("worker", env)
+            const before = yield* eventually(
+              "the first worker to finish some items of the batch",
+              Effect.map(
+                doneItems,
+                Option.liftPredicate((done) => done >= 10)
+              ),
+              60_000
+            )
+            expect(before, first.output()).toBeLessThan(size)
+            first.child.kill("SIGKILL")
+            expect(Option.isSome(yield* exitOf(first, 10_000))).toBe(true)
+            const afterKill = yield* doneItems
+            expect(afterKill).toBeLessThan(size)
+            // What the dead worker left: items it still holds (their leases expire, 1.5 s).
+            const held = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM batch_items
+              WHERE batch_id = ${id} AND NOT done AND lease_owner IS NOT NULL`
+            expect(held[0]?.n ?? 0).toBeGreaterThan(0)
+
+            const restarted = Date.now()
+            const second = yield* startApp("worker", env)
+            const finished = yield* eventually(
+              "the batch to finish",
+              Effect.map(
+                work.get(account, id).pipe(Effect.orDie),
+                Option.liftPredicate((batch) => batch.status !== "processing")
+              ),
+              120_000,
+              250
+            )
+            const takeoverMs = Date.now() - restarted
+            expect(finished.status, second.output()).toBe("completed")
+            // The dead worker's items are run again once their 1.5 s leases expire, not after the
+            // queue's own stall timeout (30 s) gives back the items it still holds for that worker.
+            expect(takeoverMs).toBeLessThan(25_000)
+            expect(finished.summary).toMatchObject({ total: size, succeeded: size, failed: 0, processing: 0 })
+            expect(finished.results).toHaveLength(size)
+            expect(finished.results.map((result) => result.video_id)).toEqual(videoIds)
+            expect(finished.results.every((result) => result.status === "completed")).toBe(true)
+            expect(finished.results.every((result) => result.credits_used === 1)).toBe(true)
+            const jobIds = finished.results.map((result) => result.job_id)
+            expect(jobIds.every((jobId) => jobId !== null)).toBe(true)
+            expect(new Set(jobIds).size).toBe(size)
+            expect(finished.credits_used).toBe(size)
+
+            const ledger = yield* Ledger
+            const entries = yield* ledger.entries(account.id)
+            const charges = entries.filter((entry) => entry.kind === "charge")
+            expect(charges).toHaveLength(size)
+            expect(charges.every((entry) => entry.amount === -1)).toBe(true)
+            // One charge per job, and the jobs are the batch's.
+            expect(new Set(charges.map((entry) => entry.jobId)).size).toBe(size)
+            expect(new Set(charges.map((entry) => entry.jobId))).toEqual(new Set(jobIds))
+            const balance = yield* ledger.balance(account.id)
+            expect(balance).toBe(entries.reduce((sum, entry) => sum + entry.amount, 0))
+            expect(balance).toBe(account.credits - size)
+            // One transcript per video: nothing was transcribed twice.
+            const transcripts = yield* sql<{ readonly n: number; readonly videos: number }>`
+              SELECT count(*)::int AS n, count(DISTINCT video_id)::int AS videos FROM transcripts
+              WHERE account_id = ${account.id}`
+            expect(transcripts[0]).toEqual({ n: size, videos: size })
+            const jobRows = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM jobs
+              WHERE account_id = ${account.id}`
+            expect(jobRows[0]?.n).toBe(size)
+            yield* Effect.logInfo(
+              `batch after the kill: ${afterKill} of ${size} done, ${held[0]?.n ?? 0} held by the dead worker; finished ${takeoverMs} ms after the second worker started`
+            )
           })
         )
       ),

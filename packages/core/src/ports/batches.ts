@@ -78,6 +78,8 @@ export interface PendingItem {
   readonly batchId: Ids.BatchId
   readonly position: number
   readonly accountId: Ids.AccountId
+  /** When the lease of the worker that last took it expired; null when it was never taken. */
+  readonly leaseExpiresAt: DateTime.Utc | null
 }
 
 /** What an attempt to take a batch item found. */

@@ -518,11 +518,17 @@ export const makeBatchWork = Effect.gen(function* () {
     const pending = yield* batches.pending(now, 2000)
     if (pending.length > 0) {
       yield* queue.offer(
-        pending.map((item) => ({
-          lane: batchItemLane,
-          id: itemKey(item.batchId, item.position),
-          accountId: item.accountId
-        }))
+        pending.map((item) => {
+          const id = itemKey(item.batchId, item.position)
+          return {
+            lane: batchItemLane,
+            id,
+            accountId: item.accountId,
+            // Keyed by the expired lease: the queue may still hold the item for a worker that died
+            // with it in hand (until its own stall timeout), which must not keep it from running.
+            key: item.leaseExpiresAt === null ? id : `${id}@${DateTime.toEpochMillis(item.leaseExpiresAt)}`
+          }
+        })
       )
     }
     for (const batch of yield* batches.finishable(100)) yield* finish(batch.accountId, batch.id)

@@ -164,10 +164,11 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
     Result: Schema.Struct({
       batchId: Ids.BatchId,
       position: Schema.NonNegativeInt,
-      accountId: Ids.AccountId
+      accountId: Ids.AccountId,
+      leaseExpiresAt: Schema.NullOr(Timestamp)
     }),
     execute: ({ now, limit }) =>
-      sql`SELECT i.batch_id, i.position, b.account_id FROM batch_items i JOIN batches b ON b.id = i.batch_id
+      sql`SELECT i.batch_id, i.position, b.account_id, i.lease_expires_at FROM batch_items i JOIN batches b ON b.id = i.batch_id
         WHERE NOT i.done AND b.status = 'processing'
           AND (i.lease_expires_at IS NULL OR i.lease_expires_at <= ${now})
         ORDER BY b.created_at, i.position LIMIT ${limit}`
