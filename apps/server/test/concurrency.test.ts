@@ -103,7 +103,7 @@ const expectExactLedger = (
     const balance = yield* balanceOf(server, key)
     const entries = yield* Effect.orDie(ledger.entries(account.id))
     const charges = entries.filter((entry) => entry.kind === "charge")
-    const charged = -charges.reduce((sum, entry) => sum + entry.amount, 0)
+    const charged = charges.reduce((sum, entry) => sum - entry.amount, 0)
     const jobs = yield* allJobs(server, key)
     const used = jobs.reduce((sum, job) => sum + job.credits_used, 0)
     expect(balance).toBeGreaterThanOrEqual(0)

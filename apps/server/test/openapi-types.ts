@@ -290,6 +290,131 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/playlists/resolve": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * List a playlist's videos (paid plans; metadata only): send their video_id values to POST /batch
+     * @description Send an Idempotency-Key header (e.g. a UUID) to make a retry safe: the same key with the same request within 24 hours returns the first answer and charges nothing again; the same key with another request is 409 conflict.
+     */
+    post: operations["playlists.resolve"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/playlists/history": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The account's playlist batches, newest first */
+    get: operations["playlists.history"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/playlists/{playlist_id}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** A playlist batch and each video's job status (by the resolve's id, or the playlist id for the latest) */
+    get: operations["playlists.playlist"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/channels/resolve": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * List a channel's newest videos (paid plans, one of the month's channel jobs; metadata only)
+     * @description Send an Idempotency-Key header (e.g. a UUID) to make a retry safe: the same key with the same request within 24 hours returns the first answer and charges nothing again; the same key with another request is 409 conflict.
+     */
+    post: operations["channels.resolve"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/channels/history": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The account's channel batches, newest first */
+    get: operations["channels.history"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/channels/{channel_id}": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** A channel batch and each video's job status (by the resolve's id, or the channel id for the latest) */
+    get: operations["channels.channel"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/recommendations/videos": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** New videos from the channels transcribed most, not transcribed yet, interleaved, newest first (free) */
+    get: operations["recommendations.videos"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
 }
 export type webhooks = Record<string, never>
 export interface components {
@@ -1034,6 +1159,156 @@ export interface components {
       completed_at: components["schemas"]["DateTimeUtc"] | null
       /** @enum {string} */
       status: "completed" | "partial" | "failed"
+    }
+    PlaylistResolveRequest: {
+      playlist_url?: components["schemas"]["ReferenceInput"] | null
+      playlist_id?: components["schemas"]["PlaylistId"] | null
+      limit?: components["schemas"]["PlaylistResolveLimit"] | null
+    }
+    /** @description A playlist id (the list= value) */
+    PlaylistId: string
+    /** @description An integer from 1 to 100 (default 100) */
+    PlaylistResolveLimit: number
+    /** @description A playlist's videos; send their video_id values to POST /batch */
+    PlaylistResolveResponse: {
+      id: components["schemas"]["CollectionId"]
+      playlist_id: components["schemas"]["PlaylistId"]
+      title: string | null
+      total: components["schemas"]["Count"]
+      truncated: boolean
+      items: components["schemas"]["VideoReference"][]
+    }
+    /**
+     * Format: uuid
+     * @description Id of a playlist or channel batch (uuid)
+     */
+    CollectionId: string
+    /** @description A video of a playlist or channel (metadata only) */
+    VideoReference: {
+      id: components["schemas"]["UUID"]
+      video_id: components["schemas"]["VideoId"]
+      title: string | null
+      url: components["schemas"]["HttpUrl"] | null
+      published_at: components["schemas"]["DateTimeUtc"] | null
+      duration_seconds?: components["schemas"]["Count"]
+    }
+    /** @description The caller's recent playlist or channel batches, newest first */
+    CollectionHistoryResponse: {
+      history: components["schemas"]["CollectionHistoryItem"][]
+      count: components["schemas"]["Count"]
+    }
+    /** @description A recent playlist or channel batch */
+    CollectionHistoryItem: {
+      id: components["schemas"]["CollectionId"]
+      playlist_id: components["schemas"]["PlaylistId"] | null
+      playlist_title: string | null
+      playlist_url: components["schemas"]["HttpUrl"] | null
+      channel_id: components["schemas"]["ChannelId"] | null
+      channel_title: string | null
+      total_videos: components["schemas"]["Count"]
+      completed_count: components["schemas"]["Count"]
+      failed_count: components["schemas"]["Count"]
+      status: components["schemas"]["CollectionStatus"]
+      created_at: components["schemas"]["DateTimeUtc"]
+      completed_at: components["schemas"]["DateTimeUtc"] | null
+    }
+    /** @description A channel id (UC followed by 22 characters) */
+    ChannelId: string
+    /** @enum {string} */
+    CollectionStatus: "resolved" | "processing" | "completed" | "partial" | "failed"
+    /** @description A playlist batch and the status of each of its videos */
+    PlaylistBatchResponse: {
+      playlist: components["schemas"]["PlaylistBatchInfo"]
+      videos: components["schemas"]["CollectionJobVideo"][]
+    }
+    /** @description A playlist batch */
+    PlaylistBatchInfo: {
+      id: components["schemas"]["CollectionId"]
+      total_videos: components["schemas"]["Count"]
+      completed_count: components["schemas"]["Count"]
+      failed_count: components["schemas"]["Count"]
+      status: components["schemas"]["CollectionStatus"]
+      created_at: components["schemas"]["DateTimeUtc"]
+      started_at: components["schemas"]["DateTimeUtc"] | null
+      completed_at: components["schemas"]["DateTimeUtc"] | null
+      metadata: components["schemas"]["FreeFormObject"] | null
+      playlist_id: components["schemas"]["PlaylistId"] | null
+      playlist_title: string | null
+      playlist_url: components["schemas"]["HttpUrl"] | null
+    }
+    /** @description A video of a playlist or channel batch and the status of its job */
+    CollectionJobVideo: {
+      id: components["schemas"]["UUID"]
+      video_id: components["schemas"]["VideoId"]
+      video_title: string | null
+      status: components["schemas"]["JobStatus"] | null
+      created_at: components["schemas"]["DateTimeUtc"]
+      finished_at: components["schemas"]["DateTimeUtc"] | null
+      error: string | null
+    }
+    ChannelResolveRequest: {
+      channel_url?: components["schemas"]["ReferenceInput"] | null
+      channel_id?: components["schemas"]["ChannelId"] | null
+      handle?: components["schemas"]["HandleInput"] | null
+      limit?: components["schemas"]["ChannelResolveRequestLimit"] | null
+    }
+    /** @description A channel handle, with or without the leading @ */
+    HandleInput: string
+    /** @description At least 1; defaults to and is capped by the plan's channel resolve maximum */
+    ChannelResolveRequestLimit: number
+    /** @description A channel's videos; send their video_id values to POST /batch */
+    ChannelResolveResponse: {
+      id: components["schemas"]["CollectionId"]
+      channel_id: components["schemas"]["ChannelId"]
+      channel_title: string
+      subscriber_count: components["schemas"]["Count"]
+      video_count: components["schemas"]["Count"]
+      total: components["schemas"]["Count"]
+      truncated: boolean
+      items: components["schemas"]["VideoReference"][]
+    }
+    /** @description A channel batch and the status of each of its videos */
+    ChannelBatchResponse: {
+      channel: components["schemas"]["ChannelBatchInfo"]
+      videos: components["schemas"]["CollectionJobVideo"][]
+    }
+    /** @description A channel batch */
+    ChannelBatchInfo: {
+      id: components["schemas"]["CollectionId"]
+      total_videos: components["schemas"]["Count"]
+      completed_count: components["schemas"]["Count"]
+      failed_count: components["schemas"]["Count"]
+      status: components["schemas"]["CollectionStatus"]
+      created_at: components["schemas"]["DateTimeUtc"]
+      started_at: components["schemas"]["DateTimeUtc"] | null
+      completed_at: components["schemas"]["DateTimeUtc"] | null
+      metadata: components["schemas"]["FreeFormObject"] | null
+      channel_id: components["schemas"]["ChannelId"] | null
+      channel_title: string | null
+      channel_url: components["schemas"]["HttpUrl"] | null
+    }
+    /** @description New videos from the most transcribed channels, interleaved, newest first */
+    RecommendationsResponse: {
+      recommendations: components["schemas"]["RecommendedVideo"][]
+      channels: components["schemas"]["RecommendationChannel"][]
+      count: components["schemas"]["Count"]
+    }
+    /** @description A recent video not transcribed yet */
+    RecommendedVideo: {
+      video_id: components["schemas"]["VideoId"]
+      title: string
+      url: components["schemas"]["HttpUrl"]
+      thumbnail_url: components["schemas"]["HttpUrl"]
+      published_at: components["schemas"]["DateTimeUtc"]
+      duration_seconds: components["schemas"]["Count"]
+      channel_id: components["schemas"]["ChannelId"]
+      channel_title: string
+    }
+    /** @description A channel the recommendations come from and how many of its videos were transcribed */
+    RecommendationChannel: {
+      channel_id: components["schemas"]["ChannelId"]
+      channel_title: string
+      transcribed_count: components["schemas"]["Count"]
     }
     /** @description Status 413: error is request_too_large */
     PayloadTooLargeError: {
@@ -2794,6 +3069,762 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["InternalError"]
+        }
+      }
+    }
+  }
+  "playlists.resolve": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["PlaylistResolveRequest"]
+      }
+    }
+    responses: {
+      /** @description A playlist's videos; send their video_id values to POST /batch */
+      200: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PlaylistResolveResponse"]
+        }
+      }
+      /** @description Status 400: error is invalid_request or unsupported_language or video_too_long */
+      400: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequestError"]
+        }
+      }
+      /** @description Status 401: error is invalid_api_key */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnauthorizedError"]
+        }
+      }
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      403: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ForbiddenError"]
+        }
+      }
+      /** @description Status 404: error is not_found or no_captions or video_unavailable or no_audio */
+      404: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFoundError"]
+        }
+      }
+      /** @description Status 413: error is request_too_large (the body is over 1 MiB) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLargeError"]
+        }
+      }
+      /** @description Status 429: error is rate_limit_exceeded */
+      429: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequestsError"]
+        }
+      }
+      /** @description Status 500: error is internal_error */
+      500: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalError"]
+        }
+      }
+      /** @description Status 503: error is platform_blocked or asr_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      503: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ServiceUnavailableError"]
+        }
+      }
+    }
+  }
+  "playlists.history": {
+    parameters: {
+      query?: {
+        /** @description How many playlist batches, 1 to 100 */
+        limit?: number
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The caller's recent playlist or channel batches, newest first */
+      200: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["CollectionHistoryResponse"]
+        }
+      }
+      /** @description Status 400: error is invalid_request or unsupported_language or video_too_long */
+      400: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequestError"]
+        }
+      }
+      /** @description Status 401: error is invalid_api_key */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnauthorizedError"]
+        }
+      }
+      /** @description Status 429: error is rate_limit_exceeded */
+      429: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequestsError"]
+        }
+      }
+      /** @description Status 500: error is internal_error */
+      500: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalError"]
+        }
+      }
+    }
+  }
+  "playlists.playlist": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        playlist_id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A playlist batch and the status of each of its videos */
+      200: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PlaylistBatchResponse"]
+        }
+      }
+      /** @description Status 400: error is invalid_request or unsupported_language or video_too_long */
+      400: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequestError"]
+        }
+      }
+      /** @description Status 401: error is invalid_api_key */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnauthorizedError"]
+        }
+      }
+      /** @description Status 404: error is not_found or no_captions or video_unavailable or no_audio */
+      404: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFoundError"]
+        }
+      }
+      /** @description Status 429: error is rate_limit_exceeded */
+      429: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequestsError"]
+        }
+      }
+      /** @description Status 500: error is internal_error */
+      500: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalError"]
+        }
+      }
+    }
+  }
+  "channels.resolve": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["ChannelResolveRequest"]
+      }
+    }
+    responses: {
+      /** @description A channel's videos; send their video_id values to POST /batch */
+      200: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ChannelResolveResponse"]
+        }
+      }
+      /** @description Status 400: error is invalid_request or unsupported_language or video_too_long */
+      400: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequestError"]
+        }
+      }
+      /** @description Status 401: error is invalid_api_key */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnauthorizedError"]
+        }
+      }
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      403: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ForbiddenError"]
+        }
+      }
+      /** @description Status 404: error is not_found or no_captions or video_unavailable or no_audio */
+      404: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFoundError"]
+        }
+      }
+      /** @description Status 413: error is request_too_large (the body is over 1 MiB) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLargeError"]
+        }
+      }
+      /** @description Status 429: error is rate_limit_exceeded */
+      429: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequestsError"]
+        }
+      }
+      /** @description Status 500: error is internal_error */
+      500: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalError"]
+        }
+      }
+      /** @description Status 503: error is platform_blocked or asr_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      503: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ServiceUnavailableError"]
+        }
+      }
+    }
+  }
+  "channels.history": {
+    parameters: {
+      query?: {
+        /** @description How many channel batches, 1 to 100 */
+        limit?: number
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The caller's recent playlist or channel batches, newest first */
+      200: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["CollectionHistoryResponse"]
+        }
+      }
+      /** @description Status 400: error is invalid_request or unsupported_language or video_too_long */
+      400: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequestError"]
+        }
+      }
+      /** @description Status 401: error is invalid_api_key */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnauthorizedError"]
+        }
+      }
+      /** @description Status 429: error is rate_limit_exceeded */
+      429: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequestsError"]
+        }
+      }
+      /** @description Status 500: error is internal_error */
+      500: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalError"]
+        }
+      }
+    }
+  }
+  "channels.channel": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        channel_id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A channel batch and the status of each of its videos */
+      200: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ChannelBatchResponse"]
+        }
+      }
+      /** @description Status 400: error is invalid_request or unsupported_language or video_too_long */
+      400: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequestError"]
+        }
+      }
+      /** @description Status 401: error is invalid_api_key */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnauthorizedError"]
+        }
+      }
+      /** @description Status 404: error is not_found or no_captions or video_unavailable or no_audio */
+      404: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFoundError"]
+        }
+      }
+      /** @description Status 429: error is rate_limit_exceeded */
+      429: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequestsError"]
+        }
+      }
+      /** @description Status 500: error is internal_error */
+      500: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalError"]
+        }
+      }
+    }
+  }
+  "recommendations.videos": {
+    parameters: {
+      query?: {
+        /** @description How many videos, 1 to 30 */
+        limit?: number
+        /** @description How many of the most transcribed channels, 1 to 10 */
+        channels?: number
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description New videos from the most transcribed channels, interleaved, newest first */
+      200: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["RecommendationsResponse"]
+        }
+      }
+      /** @description Status 400: error is invalid_request or unsupported_language or video_too_long */
+      400: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequestError"]
+        }
+      }
+      /** @description Status 401: error is invalid_api_key */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnauthorizedError"]
+        }
+      }
+      /** @description Status 429: error is rate_limit_exceeded */
+      429: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequestsError"]
+        }
+      }
+      /** @description Status 500: error is internal_error */
+      500: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalError"]
+        }
+      }
+      /** @description Status 503: error is platform_blocked or asr_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      503: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ServiceUnavailableError"]
         }
       }
     }

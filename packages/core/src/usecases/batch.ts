@@ -19,7 +19,7 @@
  *   24-hour window, then 429 with `Retry-After` until the window is over.
  */
 import { Api, Asr, Captions, Errors, type Ids, Mode, Plan, Pricing, Reference } from "@verbatim/domain"
-import { DateTime, Duration, Effect, Either, Layer, Option, Schedule, Schema } from "effect"
+import { Data, DateTime, Duration, Effect, Either, Layer, Option, Schedule, Schema } from "effect"
 import type { Account } from "../ports/accounts.js"
 import { Accounts } from "../ports/accounts.js"
 import {
@@ -51,6 +51,9 @@ export const batchItemLane = "batch.item"
 /** Fetches of a finished batch answered in 24 hours; the next ones answer 429. */
 export const maxFinishedFetches = 60
 export const fetchWindow = Duration.hours(24)
+
+/** A concurrent finish moved the batch first: this transaction rolls back. */
+class FinishedElsewhere extends Data.TaggedError("FinishedElsewhere") {}
 
 /** How long an item that waits for an earlier item of the same video waits before it tries again. */
 export const waitingRetryMs = 200
@@ -442,11 +445,14 @@ export const makeBatchWork = Effect.gen(function* () {
               at
             })
           }
+          // Another finish got there first (it holds or held the row): undo this one's delivery.
           const moved = yield* batches.finish(id, status, at, deliveryId)
-          return moved && deliveryId !== null ? Option.some(deliveryId) : Option.none<string>()
+          if (!moved) return yield* Effect.fail(new FinishedElsewhere())
+          return Option.fromNullable(deliveryId)
         })
       )
       .pipe(
+        Effect.catchTag("FinishedElsewhere", () => Effect.succeed(Option.none<string>())),
         Effect.flatMap(
           Option.match({
             onNone: () => Effect.void,

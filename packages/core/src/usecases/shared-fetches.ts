@@ -55,9 +55,13 @@ export const sharedFetches = (
       })
       return VideoPlatform.of({
         ...platform,
-        video: (id) => details.get(id),
+        // A failure is dropped at once (a zero time to live still lasts the millisecond it ends in).
+        video: (id) => details.get(id).pipe(Effect.tapError(() => details.invalidate(id))),
         captions: (id, track, options) =>
-          captions.get(new CaptionKey({ id, track, translateTo: options?.translateTo }))
+          Effect.suspend(() => {
+            const key = new CaptionKey({ id, track, translateTo: options?.translateTo })
+            return captions.get(key).pipe(Effect.ensuring(captions.invalidate(key)))
+          })
       })
     })
   )

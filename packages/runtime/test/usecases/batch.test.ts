@@ -5,11 +5,13 @@
  * concurrent requests whatever the use case (the `sharedFetches` layer every process wraps its
  * platform with).
  */
+
+import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { type Account, BatchWork, VideoPlatform } from "@verbatim/core"
+import { type Account, Batches, BatchWork, VideoPlatform } from "@verbatim/core"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Api, type Ids } from "@verbatim/domain"
-import { Effect, Layer, Option, Schema } from "effect"
+import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import {
   demoPlatform,
   eventually,
@@ -95,6 +97,51 @@ layer(servicesOn(testInfrastructure({ platform: countingPlatform })), suiteOptio
           yield* expectBalancedBooks(account)
         }),
       30_000
+    )
+
+    it.effect("finishing a batch from many fibers at once moves it once and writes one delivery", () =>
+      Effect.gen(function* () {
+        const batches = yield* Batches
+        const work = yield* BatchWork
+        const sql = yield* SqlClient.SqlClient
+        const account = yield* createAccount({ credits: 10 })
+        const id = crypto.randomUUID() as Ids.BatchId
+        // Every item already ended (references that named no video): the batch is ready to finish.
+        yield* batches.insert(
+          {
+            id,
+            accountId: account.id,
+            requestId: crypto.randomUUID() as Ids.RequestId,
+            status: "processing",
+            request: { format: Schema.decodeUnknownSync(Api.FormatOptions)({}), asr_options: {} },
+            total: 3,
+            webhookUrl: "http://127.0.0.1:9/batch-hook",
+            webhookDeliveryId: null,
+            fetchesAfterFinish: 0,
+            fetchWindowStartedAt: null,
+            createdAt: yield* DateTime.now,
+            startedAt: null,
+            completedAt: null
+          },
+          [0, 1, 2].map((position) => ({
+            position,
+            requestId: crypto.randomUUID() as Ids.RequestId,
+            jobId: crypto.randomUUID() as Ids.JobId,
+            videoId: `not a video ${position}`,
+            error: "names no video",
+            done: true
+          }))
+        )
+        yield* Effect.all(
+          Array.from({ length: 8 }, () => work.reconcile),
+          { concurrency: "unbounded" }
+        )
+        const rows = yield* sql<{ readonly id: string }>`SELECT d.id FROM webhook_deliveries d
+          WHERE d.account_id = ${account.id} AND d.event = 'batch.failed'`
+        expect(rows).toHaveLength(1)
+        const answer = yield* Effect.orDie(work.get(account, id))
+        expect(answer.status).toBe("failed")
+      })
     )
 
     it.effect("concurrent requests for one video share one fetch; a failure is not kept", () =>
