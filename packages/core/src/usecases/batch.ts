@@ -91,6 +91,8 @@ export const finalStatus = (summary: ReturnType<typeof summarize>): "completed" 
   summary.succeeded === summary.total ? "completed" : summary.succeeded === 0 ? "failed" : "partial"
 
 export const makeBatchWork = Effect.gen(function* () {
+  /** Where the offers of accepted batches run after the answer (closed with the service). */
+  const offers = yield* Effect.scope
   const batches = yield* Batches
   const accounts = yield* Accounts
   const jobs = yield* Jobs
@@ -376,6 +378,8 @@ export const makeBatchWork = Effect.gen(function* () {
         completedAt: null
       }
       yield* batches.insert(batch, items)
+      // The items are stored: the answer does not wait for the queue (thousands of offers on Redis),
+      // and an offer that never happens (the process died) is made by the reconciler.
       yield* queue
         .offer(
           items
@@ -389,7 +393,8 @@ export const makeBatchWork = Effect.gen(function* () {
         .pipe(
           Effect.catchAll((error) =>
             Effect.logWarning("could not offer batch items; the reconciler will", error)
-          )
+          ),
+          Effect.forkIn(offers)
         )
       return new Api.BatchProcessing({
         batch_id: id,
@@ -577,7 +582,7 @@ export const makeBatchWork = Effect.gen(function* () {
   return BatchWork.of({ create, estimate, get, runItem, reconcile })
 })
 
-export const BatchWorkLive = Layer.effect(BatchWork, makeBatchWork)
+export const BatchWorkLive = Layer.scoped(BatchWork, makeBatchWork)
 
 export interface BatchWorkerSettings {
   /** This process's name in leases. */
