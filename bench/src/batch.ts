@@ -8,7 +8,7 @@
  *    VERBATIM_BATCH_CONCURRENCY = BENCH_CONCURRENCY (16) items at once, the demo platform answering
  *    each fetch BENCH_LATENCY_MS (100) late. Each item makes two fetches (details, then captions),
  *    so the ideal is concurrency / (2 x latency) videos per second; the report gives the measured
- *    rate from acceptance to the finished batch, and its share of the ideal.
+ *    rate from the batch's creation to its completion (its own times), and its share of the ideal.
  *
  * PGlite in a temporary folder, or PostgreSQL when DATABASE_URL is set; the in-memory queue, or
  * Redis when REDIS_URL is set. The rate limiter lets every request through. Results are printed and
@@ -144,26 +144,31 @@ const program = Effect.gen(function* () {
         )
       )
       const ids = Array.from({ length: config.videos }, (_, i) => syntheticVideoId(i))
-      const started = performance.now()
       const answer = yield* post(base, key, ids)
       if (answer.status !== 202) return yield* Effect.dieMessage(`POST /batch answered ${answer.status}`)
+      let seconds = 0
       for (;;) {
-        yield* Effect.sleep("100 millis")
+        // Polled as a client would; the batch's own times say how long it ran.
+        yield* Effect.sleep("1 second")
         const status = yield* Effect.promise(async () => {
           const response = await fetch(`${base}/batch/${answer.id}`, {
             headers: { authorization: `Bearer ${key}` }
           })
-          const body = (await response.json()) as { status: string; summary: { succeeded: number } }
+          const body = (await response.json()) as {
+            summary: { succeeded: number }
+            created_at: string
+            completed_at: string | null
+          }
           return { status: response.status, body }
         })
         if (status.status === 200) {
           if (status.body.summary.succeeded !== config.videos) {
             return yield* Effect.dieMessage(`only ${status.body.summary.succeeded} succeeded`)
           }
+          seconds = (Date.parse(status.body.completed_at ?? "") - Date.parse(status.body.created_at)) / 1000
           break
         }
       }
-      const seconds = (performance.now() - started) / 1000
       const rate = config.videos / seconds
       const ideal = config.concurrency / ((2 * config.latencyMs) / 1000)
       return { seconds, rate, ideal, share: rate / ideal }
