@@ -28,7 +28,18 @@ import {
   WorkQueue
 } from "@verbatim/core"
 import { type Job, Queue, WaitingError, Worker } from "bullmq"
-import { Cause, type ConfigError, Duration, Effect, Exit, Layer, Runtime, Schema, type Scope } from "effect"
+import {
+  Cause,
+  type ConfigError,
+  Duration,
+  Effect,
+  Exit,
+  Layer,
+  Runtime,
+  Schedule,
+  Schema,
+  type Scope
+} from "effect"
 import type { Redis } from "ioredis"
 import { RedisConfig, RedisConnection } from "../redis/connection.js"
 import { evalScript, luaScript } from "../redis/script.js"
@@ -50,6 +61,11 @@ export interface RedisWorkQueueOptions {
    * its worker before dropping the worker's connections (default 5 seconds; see `closeWorker`).
    */
   readonly closeGraceMs?: number | undefined
+  /**
+   * A consumer that took nothing while items were ready for this long has its BullMQ worker
+   * replaced (default 5 seconds; see the watchdog in `consume`).
+   */
+  readonly stuckAfterMs?: number | undefined
 }
 
 /** The data of a BullMQ job: the item and its fairness rank. */
@@ -153,6 +169,8 @@ export const make = (
     const drainDelay = options.drainDelaySeconds ?? 5
     const operationTimeout = options.operationTimeout ?? Duration.seconds(5)
     const closeGraceMs = options.closeGraceMs ?? 5_000
+    const stuckAfterMs = options.stuckAfterMs ?? 5_000
+    const stuckCheckMs = Math.max(100, Math.floor(stuckAfterMs / 2))
     const runtime = yield* Effect.runtime<never>()
     const queues = new Map<string, Queue>()
 
@@ -261,8 +279,11 @@ export const make = (
         // The handlers in hand, so that closing can wait for them whatever BullMQ does.
         const handlers = new Set<Promise<void>>()
         let closing = false
+        /** When this consumer last took an item (for the watchdog below). */
+        let lastTaken = Date.now()
 
         const work = async (job: Job): Promise<void> => {
+          lastTaken = Date.now()
           const decoded = decodeJobData(job.data)
           if (decoded._tag === "Left") {
             Runtime.runFork(callerRuntime)(
@@ -292,43 +313,80 @@ export const make = (
           return handled.finally(() => handlers.delete(handled))
         }
 
-        // The worker's own connection: BullMQ's `disconnect` (the last resort of `closeWorker`) ends
-        // the client it was given, which must not be the shared one.
-        const workerClient = yield* Effect.acquireRelease(
-          Effect.sync(() => client.duplicate()),
-          (own) => Effect.sync(() => own.disconnect())
+        const logWorkerError = throttledLogger(callerRuntime, `work queue ${lane}: worker error`)
+        /**
+         * A BullMQ worker on its own connection (BullMQ's `disconnect`, the last resort of
+         * `closeWorker`, ends the client it was given, which must not be the shared one).
+         */
+        const startWorker = () => {
+          const own = client.duplicate()
+          own.on("error", () => {})
+          const worker = new Worker(lane, processor, {
+            connection: own,
+            prefix: bullPrefix,
+            concurrency: consumeOptions.concurrency,
+            lockDuration,
+            stalledInterval,
+            maxStalledCount: 1_000_000,
+            drainDelay,
+            autorun: true
+          })
+          worker.on("error", logWorkerError)
+          return { worker, own }
+        }
+        let current = yield* Effect.try({
+          try: startWorker,
+          catch: (cause) => new QueueError({ operation: "consume", cause })
+        })
+        yield* Effect.addFinalizer(() =>
+          Effect.promise(() => {
+            closing = true
+            return closeWorker(current.worker, handlers, closeGraceMs)
+          }).pipe(
+            Effect.flatMap((closed) =>
+              closed
+                ? Effect.void
+                : Effect.logWarning(
+                    `work queue ${lane}: Redis did not let the worker close; dropped its connections`
+                  )
+            ),
+            Effect.ensuring(Effect.sync(() => current.own.disconnect()))
+          )
         )
-        workerClient.on("error", () => {})
-        const worker = yield* Effect.acquireRelease(
-          Effect.try({
-            try: () =>
-              new Worker(lane, processor, {
-                connection: workerClient,
-                prefix: bullPrefix,
-                concurrency: consumeOptions.concurrency,
-                lockDuration,
-                stalledInterval,
-                maxStalledCount: 1_000_000,
-                drainDelay,
-                autorun: true
-              }),
-            catch: (cause) => new QueueError({ operation: "consume", cause })
-          }),
-          (worker) =>
-            Effect.promise(() => {
-              closing = true
-              return closeWorker(worker, handlers, closeGraceMs)
-            }).pipe(
-              Effect.flatMap((closed) =>
-                closed
-                  ? Effect.void
-                  : Effect.logWarning(
-                      `work queue ${lane}: Redis did not let the worker close; dropped its connections`
-                    )
-              )
+
+        // A BullMQ worker may never take a job again after Redis went away and came back
+        // (taskforcesh/bullmq#2964, #2466): when items have been ready for `stuckAfterMs` and this
+        // consumer, idle, took none of them, its worker is replaced by a new one.
+        let readySince: number | null = null
+        const watch = Effect.promise(async () => {
+          if (closing) return
+          if (handlers.size > 0 || Date.now() - lastTaken < stuckAfterMs) {
+            readySince = null
+            return
+          }
+          const counts = await queue.getJobCounts("wait", "prioritized").catch(() => null)
+          const ready = counts === null ? 0 : (counts.wait ?? 0) + (counts.prioritized ?? 0)
+          if (ready === 0) {
+            readySince = null
+            return
+          }
+          if (readySince === null || readySince < lastTaken) {
+            readySince = Date.now()
+            return
+          }
+          if (Date.now() - readySince < stuckAfterMs || closing) return
+          readySince = null
+          const stuck = current
+          current = startWorker()
+          Runtime.runFork(callerRuntime)(
+            Effect.logWarning(
+              `work queue ${lane}: the worker took nothing while items were ready; replaced it`
             )
-        )
-        worker.on("error", throttledLogger(callerRuntime, `work queue ${lane}: worker error`))
+          )
+          await closeWorker(stuck.worker, new Set(), 1_000).catch(() => false)
+          stuck.own.disconnect()
+        })
+        yield* Effect.forkScoped(watch.pipe(Effect.repeat(Schedule.spaced(Duration.millis(stuckCheckMs)))))
       })
 
     const depth = (lane: string): Effect.Effect<LaneDepth, QueueError> =>
