@@ -11,16 +11,12 @@ import { existsSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { describe, expect, layer } from "@effect/vitest"
-import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens
-} from "@modelcontextprotocol/sdk/shared/auth.js"
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js"
 import { mcpPath } from "@verbatim/api"
 import { Effect } from "effect"
 import { chromium } from "playwright-core"
 import { TestServer, TestServerLive } from "../../server/test/server.js"
+import { MemoryOAuthProvider } from "./support.js"
 
 const executablePath = "/usr/bin/chromium"
 const hasChromium = existsSync(executablePath)
@@ -49,42 +45,6 @@ const callbackPage = Effect.acquireRelease(
   }),
   (callback) => Effect.sync(() => callback.close())
 )
-
-class MemoryProvider implements OAuthClientProvider {
-  client: OAuthClientInformationMixed | undefined
-  saved: OAuthTokens | undefined
-  verifier = ""
-  authorizationUrl: URL | undefined
-  readonly clientMetadata: OAuthClientMetadata
-  constructor(readonly redirectUrl: string) {
-    this.clientMetadata = {
-      client_name: "Browser Assistant",
-      redirect_uris: [redirectUrl],
-      token_endpoint_auth_method: "none"
-    }
-  }
-  clientInformation() {
-    return this.client
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info
-  }
-  tokens() {
-    return this.saved
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier
-  }
-  codeVerifier() {
-    return this.verifier
-  }
-}
 
 const browser = Effect.acquireRelease(
   Effect.promise(() =>
@@ -116,7 +76,10 @@ layer(TestServerLive, { timeout: "90 seconds" })("consent page in a browser", (i
           const serverUrl = new URL(`${server.baseUrl}${mcpPath}`)
           const callback = yield* callbackPage
           const redirectUrl = callback.url
-          const provider = new MemoryProvider(redirectUrl)
+          const provider = new MemoryOAuthProvider(redirectUrl, {
+            client_name: "Browser Assistant",
+            token_endpoint_auth_method: "none"
+          })
           expect(yield* Effect.promise(() => auth(provider, { serverUrl }))).toBe("REDIRECT")
 
           const page = yield* Effect.flatMap(browser, (b) => Effect.promise(() => b.newPage()))

@@ -6,59 +6,16 @@
  * token, refresh with rotation, revocation then 401; API keys keep working.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens
-} from "@modelcontextprotocol/sdk/shared/auth.js"
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { mcpPath } from "@verbatim/api"
 import { Effect } from "effect"
 import { TestServer, TestServerLive } from "../../server/test/server.js"
+import { MemoryOAuthProvider } from "./support.js"
 
 const redirectUrl = "http://127.0.0.1:9/callback"
-
-/** What a hosted assistant keeps: its registration, tokens and the PKCE verifier, in memory. */
-class MemoryProvider implements OAuthClientProvider {
-  client: OAuthClientInformationMixed | undefined
-  saved: OAuthTokens | undefined
-  verifier = ""
-  authorizationUrl: URL | undefined
-  readonly redirectUrl = redirectUrl
-  readonly clientMetadata: OAuthClientMetadata = {
-    client_name: "Test Assistant",
-    redirect_uris: [redirectUrl],
-    grant_types: ["authorization_code", "refresh_token"],
-    response_types: ["code"],
-    token_endpoint_auth_method: "client_secret_post"
-  }
-  state() {
-    return "state-123"
-  }
-  clientInformation() {
-    return this.client
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info
-  }
-  tokens() {
-    return this.saved
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier
-  }
-  codeVerifier() {
-    return this.verifier
-  }
-}
 
 const initialize = {
   jsonrpc: "2.0",
@@ -110,7 +67,16 @@ layer(TestServerLive, { timeout: "90 seconds" })("OAuth for hosted assistants", 
             registration_endpoint: `${base}/oauth/register`
           })
 
-          const provider = new MemoryProvider()
+          const provider = new MemoryOAuthProvider(
+            redirectUrl,
+            {
+              client_name: "Test Assistant",
+              grant_types: ["authorization_code", "refresh_token"],
+              response_types: ["code"],
+              token_endpoint_auth_method: "client_secret_post"
+            },
+            "state-123"
+          )
           const started = yield* Effect.promise(() => auth(provider, { serverUrl }))
           expect(started).toBe("REDIRECT")
           expect(provider.client?.client_id).toBeTruthy()
@@ -254,7 +220,16 @@ layer(TestServerLive, { timeout: "90 seconds" })("OAuth for hosted assistants", 
         const { key } = yield* server.newAccount()
         const base = server.baseUrl
         const serverUrl = new URL(`${base}${mcpPath}`)
-        const provider = new MemoryProvider()
+        const provider = new MemoryOAuthProvider(
+          redirectUrl,
+          {
+            client_name: "Test Assistant",
+            grant_types: ["authorization_code", "refresh_token"],
+            response_types: ["code"],
+            token_endpoint_auth_method: "client_secret_post"
+          },
+          "state-123"
+        )
         yield* Effect.promise(() => auth(provider, { serverUrl }))
         const params = Object.fromEntries((provider.authorizationUrl as URL).searchParams)
         const allowed = yield* Effect.promise(() => form(base, { ...params, action: "allow", api_key: key }))

@@ -9,10 +9,16 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { expect } from "@effect/vitest"
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens
+} from "@modelcontextprotocol/sdk/shared/auth.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
@@ -149,3 +155,45 @@ export const callFailing = (
       readonly details: { readonly [key: string]: unknown }
     }
   })
+
+/**
+ * What a hosted assistant keeps in the OAuth tests: its registration, tokens and the PKCE verifier,
+ * in memory, for the SDK's `auth()`; `state` is sent when given.
+ */
+export class MemoryOAuthProvider implements OAuthClientProvider {
+  client: OAuthClientInformationMixed | undefined
+  saved: OAuthTokens | undefined
+  verifier = ""
+  authorizationUrl: URL | undefined
+  readonly clientMetadata: OAuthClientMetadata
+  readonly state?: () => string
+  constructor(
+    readonly redirectUrl: string,
+    metadata: Omit<OAuthClientMetadata, "redirect_uris">,
+    state?: string
+  ) {
+    this.clientMetadata = { ...metadata, redirect_uris: [redirectUrl] }
+    if (state !== undefined) this.state = () => state
+  }
+  clientInformation() {
+    return this.client
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.client = info
+  }
+  tokens() {
+    return this.saved
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier
+  }
+  codeVerifier() {
+    return this.verifier
+  }
+}
