@@ -6,6 +6,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { mcpPath } from "@verbatim/api"
+import { tools } from "@verbatim/mcp-tools"
 import { demoPlatform, eventually } from "@verbatim/runtime"
 import { Effect, Option } from "effect"
 import { TestServer, type TestServerService, testServerOn } from "../../server/test/server.js"
@@ -21,20 +22,8 @@ import {
   stdioClient
 } from "./support.js"
 
-const toolNames = [
-  "transcribe_video",
-  "get_job",
-  "get_transcript",
-  "search_transcripts",
-  "list_transcripts",
-  "transcript_languages",
-  "estimate_cost",
-  "get_credits",
-  "run_batch",
-  "get_batch",
-  "resolve_playlist",
-  "resolve_channel"
-]
+/** Every tool of `@verbatim/mcp-tools` (its own test pins the list), listed over each transport. */
+const toolNames = tools.map((tool) => tool.name)
 
 interface Piece {
   readonly segment: number
