@@ -38,7 +38,7 @@ const form = (base: string, fields: Record<string, string>) =>
     redirect: "manual"
   })
 
-layer(TestServerLive, { timeout: "90 seconds" })("OAuth for hosted assistants", (it) => {
+layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })("OAuth for hosted assistants", (it) => {
   describe("with the SDK's client-side auth helpers", () => {
     it.scoped(
       "registration, consent, PKCE, token, tools with the token, refresh, revocation then 401",

@@ -7,7 +7,7 @@ import { gptOpenApiPath } from "@verbatim/api"
 import { Effect } from "effect"
 import { TestServer, TestServerLive } from "./server.js"
 
-layer(TestServerLive, { timeout: "60 seconds" })("GPT Actions document", (it) => {
+layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("GPT Actions document", (it) => {
   it.effect("is served without a key, pointing at the service's URL", () =>
     Effect.gen(function* () {
       const server = yield* TestServer
