@@ -72,6 +72,7 @@ describe("dependency arrows", () => {
     "crypto",
     "db",
     "demo-platform",
+    "llm",
     "pocketsphinx",
     "queue",
     "storage",
