@@ -12,6 +12,7 @@ import type {
   Jobs,
   Ledger,
   OAuthStore,
+  ThemesStore,
   Transactor,
   Transcripts,
   Uploads,
@@ -28,6 +29,7 @@ import * as IdempotencySql from "./repositories/idempotency.js"
 import * as JobsSql from "./repositories/jobs.js"
 import * as LedgerSql from "./repositories/ledger.js"
 import * as OAuthSql from "./repositories/oauth.js"
+import * as ThemesSql from "./repositories/themes.js"
 import * as TranscriptsSql from "./repositories/transcripts.js"
 import * as UploadsSql from "./repositories/uploads.js"
 import * as WebhookDeliveriesSql from "./repositories/webhook-deliveries.js"
@@ -46,6 +48,7 @@ export type Repositories =
   | Collections
   | IdempotencyKeys
   | OAuthStore
+  | ThemesStore
 
 /** The repositories over the `SqlClient` in context (which must hold the migrated schema). */
 export const RepositoriesLive: Layer.Layer<Repositories, never, SqlClient.SqlClient> = Layer.mergeAll(
@@ -59,7 +62,8 @@ export const RepositoriesLive: Layer.Layer<Repositories, never, SqlClient.SqlCli
   BatchesSql.layer,
   CollectionsSql.layer,
   IdempotencySql.layer,
-  OAuthSql.layer
+  OAuthSql.layer,
+  ThemesSql.layer
 )
 
 /** Applies Verbatim's migrations to the `SqlClient` in context when built. */

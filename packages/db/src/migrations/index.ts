@@ -11,6 +11,7 @@ import { idempotency } from "./0008_idempotency.js"
 import { oauth } from "./0009_oauth.js"
 import { collections } from "./0010_collections.js"
 import { batchItemVideos } from "./0011_batch_item_videos.js"
+import { themes } from "./0012_themes.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
@@ -23,5 +24,6 @@ export const migrations: Migrations = {
   "0008_idempotency": idempotency,
   "0009_oauth": oauth,
   "0010_collections": collections,
-  "0011_batch_item_videos": batchItemVideos
+  "0011_batch_item_videos": batchItemVideos,
+  "0012_themes": themes
 }
