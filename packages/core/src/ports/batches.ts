@@ -114,6 +114,17 @@ export class Batches extends Context.Tag("@verbatim/core/Batches")<
       readonly now: DateTime.Utc
       readonly leaseMs: number
     }) => Effect.Effect<ItemClaim, PersistenceError>
+    /**
+     * Extends the lease of an item the owner holds and has not marked done (its heartbeat); false
+     * when the item is done or another worker took it.
+     */
+    readonly extendItemLease: (lease: {
+      readonly batchId: Ids.BatchId
+      readonly position: number
+      readonly owner: string
+      readonly now: DateTime.Utc
+      readonly leaseMs: number
+    }) => Effect.Effect<boolean, PersistenceError>
     /** Marks an item done (its job exists), while the lease is the owner's. */
     readonly itemDone: (
       batchId: Ids.BatchId,

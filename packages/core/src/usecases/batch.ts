@@ -493,10 +493,56 @@ export const makeBatchWork = Effect.gen(function* () {
         ])
       }
       const { batch, item } = claimed
+      // The item's lease is extended while it runs (its heartbeat), so an item that runs longer than
+      // its lease is not taken by another worker; the heartbeat stops when the run ends, and a lease
+      // lost all the same (another worker took the item) stops the run.
+      const ran = yield* Effect.raceFirst(
+        runClaimed(batch, item),
+        keepLease({ ...key.value, owner, leaseMs })
+      )
+      if (ran === "lease lost") {
+        return yield* Effect.logWarning(`batch item ${id}: lease lost while running; another worker has it`)
+      }
+      if (ran === "no account") return
+      const done = yield* batches.itemDone(key.value.batchId, key.value.position, owner)
+      if (done) yield* finish(batch.accountId, batch.id)
+    }).pipe(
+      Effect.catchAllCause((cause) =>
+        Effect.logError(`batch item ${work.id} failed; the reconciler will run it again`, cause)
+      ),
+      Effect.withSpan("verbatim.batch.item", { attributes: { "batch.item": work.id } })
+    )
+
+  /**
+   * Extends an item's lease every third of it while the item runs; ends only when the lease was lost.
+   * A failed extension is logged and tried again at the next beat.
+   */
+  const keepLease = (lease: {
+    readonly batchId: Ids.BatchId
+    readonly position: number
+    readonly owner: string
+    readonly leaseMs: number
+  }) => {
+    const extend = DateTime.now.pipe(
+      Effect.flatMap((now) => batches.extendItemLease({ ...lease, now })),
+      Effect.catchAllCause((cause) =>
+        Effect.as(Effect.logWarning("could not extend a batch item's lease", cause), true)
+      )
+    )
+    return Effect.sleep(Duration.millis(Math.max(50, Math.floor(lease.leaseMs / 3)))).pipe(
+      Effect.zipRight(extend),
+      Effect.repeat({ while: (kept) => kept }),
+      Effect.as("lease lost" as const)
+    )
+  }
+
+  /** Runs a claimed item: the video's transcribe request as the item's job, unless that job exists. */
+  const runClaimed = (batch: BatchRecord, item: BatchItem) =>
+    Effect.gen(function* () {
       const existing = yield* jobs.get(batch.accountId, item.jobId)
       if (Option.isNone(existing)) {
         const account = yield* accounts.get(batch.accountId)
-        if (Option.isNone(account)) return
+        if (Option.isNone(account)) return "no account" as const
         const settings = batch.request
         const request = yield* Schema.decodeUnknown(Api.TranscribeRequest)({
           video: item.videoId,
@@ -515,14 +561,8 @@ export const makeBatchWork = Effect.gen(function* () {
           noWebhook: true
         }).pipe(Effect.catchTag("ApiError", () => Effect.void))
       }
-      const done = yield* batches.itemDone(key.value.batchId, key.value.position, owner)
-      if (done) yield* finish(batch.accountId, batch.id)
-    }).pipe(
-      Effect.catchAllCause((cause) =>
-        Effect.logError(`batch item ${work.id} failed; the reconciler will run it again`, cause)
-      ),
-      Effect.withSpan("verbatim.batch.item", { attributes: { "batch.item": work.id } })
-    )
+      return "ran" as const
+    })
 
   const reconcile = Effect.gen(function* () {
     const now = yield* DateTime.now

@@ -150,6 +150,15 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
       sql`UPDATE batches SET started_at = coalesce(started_at, ${now}) WHERE id = ${id} RETURNING ${columns}`
   })
 
+  const extendOne = SqlSchema.findOne({
+    Request: Schema.Struct({ ...BatchKey.fields, owner: Schema.String, until: Timestamp }),
+    Result: Schema.Struct({ position: Schema.NonNegativeInt }),
+    execute: ({ batchId, position, owner, until }) =>
+      sql`UPDATE batch_items SET lease_expires_at = ${until}
+        WHERE batch_id = ${batchId} AND position = ${position} AND lease_owner = ${owner} AND NOT done
+        RETURNING position`
+  })
+
   const doneOne = SqlSchema.findOne({
     Request: Schema.Struct({ ...BatchKey.fields, owner: Schema.String }),
     Result: Schema.Struct({ position: Schema.NonNegativeInt }),
@@ -272,6 +281,11 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
           onSome: (b): ItemClaim => ({ _tag: "Claimed", batch: b, item: item.value })
         })
       }).pipe(operation("Batches.claimItem")),
+    extendItemLease: ({ batchId, position, owner, now, leaseMs }) =>
+      extendOne({ batchId, position, owner, until: DateTime.add(now, { millis: leaseMs }) }).pipe(
+        Effect.map(Option.isSome),
+        operation("Batches.extendItemLease")
+      ),
     itemDone: (batchId, position, owner) =>
       doneOne({ batchId, position, owner }).pipe(Effect.map(Option.isSome), operation("Batches.itemDone")),
     pending: (now, limit) => pendingAt({ now, limit }).pipe(operation("Batches.pending")),

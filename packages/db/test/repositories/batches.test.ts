@@ -2,7 +2,7 @@
  * `Batches` on every database: items are taken under a lease once; an item whose video an earlier
  * item of the account's batches names (same batch at a lower position, or an older batch) waits
  * until that item is done, so one video is fetched once; another account's batches never hold an
- * item back; a lease that expired can be taken again.
+ * item back; a lease that expired can be taken again; a heartbeat extends only its owner's lease.
  */
 import { randomUUID } from "node:crypto"
 import { expect } from "@effect/vitest"
@@ -97,6 +97,30 @@ describeEachDatabase(
         expect((yield* claim(2))._tag).toBe("Waiting")
         yield* batches.itemDone(one.id, 0, "w1")
         expect((yield* claim(2))._tag).toBe("Claimed")
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("a heartbeat extends the lease of the item its owner holds, until the item is done", () =>
+      Effect.gen(function* () {
+        const batches = yield* Batches
+        const owner = yield* newAccount()
+        const one = batch(owner.id, "2026-11-01T11:00:00.000Z", 1)
+        yield* batches.insert(one, items(["vidEEEEEEEE"]))
+        const claim = (worker: string, when: DateTime.Utc) =>
+          batches.claimItem({ batchId: one.id, position: 0, owner: worker, now: when, leaseMs: 10_000 })
+        const extend = (worker: string, when: DateTime.Utc) =>
+          batches.extendItemLease({ batchId: one.id, position: 0, owner: worker, now: when, leaseMs: 10_000 })
+        expect((yield* claim("w1", now))._tag).toBe("Claimed")
+        // Extended 8 s in by its owner, the lease runs to 18 s: at 11 s the item is still held.
+        expect(yield* extend("w1", DateTime.add(now, { seconds: 8 }))).toBe(true)
+        expect(yield* extend("w2", DateTime.add(now, { seconds: 8 }))).toBe(false)
+        expect((yield* claim("w2", DateTime.add(now, { seconds: 11 })))._tag).toBe("Taken")
+        // Once the lease is over, another worker takes the item, and the first one's heartbeat fails.
+        expect((yield* claim("w2", DateTime.add(now, { seconds: 19 })))._tag).toBe("Claimed")
+        expect(yield* extend("w1", DateTime.add(now, { seconds: 20 }))).toBe(false)
+        // A done item has no lease to extend.
+        expect(yield* batches.itemDone(one.id, 0, "w2")).toBe(true)
+        expect(yield* extend("w2", DateTime.add(now, { seconds: 20 }))).toBe(false)
       }).pipe(Effect.provide(RepositoriesLive))
     )
   },

@@ -1,9 +1,10 @@
 /**
  * Batches on the production wiring with the worker running: a video named several times in one
  * batch, and again in another batch accepted at the same moment, is fetched once (its details and
- * its captions), charged once, and every item reports it; and the platform's fetches are shared by
+ * its captions), charged once, and every item reports it; the platform's fetches are shared by
  * concurrent requests whatever the use case (the `sharedFetches` layer every process wraps its
- * platform with).
+ * platform with); and an item that runs longer than its lease keeps it (its heartbeat), so it is
+ * taken once.
  */
 
 import { SqlClient } from "@effect/sql"
@@ -162,3 +163,67 @@ layer(servicesOn(testInfrastructure({ platform: countingPlatform })), suiteOptio
     )
   }
 )
+
+/** Items taken (claimed to run), by `<batch id>:<position>`. */
+const claims = new Map<string, number>()
+
+/** The `Batches` port, counting the claims that took an item. */
+const countingClaims = Layer.effect(
+  Batches,
+  Effect.map(Batches, (batches) =>
+    Batches.of({
+      ...batches,
+      claimItem: (claim) =>
+        Effect.tap(batches.claimItem(claim), (claimed) =>
+          Effect.sync(() => {
+            if (claimed._tag !== "Claimed") return
+            const key = `${claim.batchId}:${claim.position}`
+            claims.set(key, (claims.get(key) ?? 0) + 1)
+          })
+        )
+    })
+  )
+)
+
+/** Every platform answer this late: an item (details, then captions) runs about four leases. */
+const slowFetchMs = 600
+const shortLeaseMs = 300
+
+layer(
+  servicesOn(
+    countingClaims.pipe(
+      Layer.provideMerge(testInfrastructure({ platform: demoPlatform(shippedCataloguePath, slowFetchMs) }))
+    )
+  ),
+  suiteOptions
+)("batch item leases", (it) => {
+  it.effect(
+    "an item running longer than its lease keeps it while it runs: taken once, charged once",
+    () =>
+      Effect.gen(function* () {
+        const work = yield* BatchWork
+        const account = yield* createAccount({ credits: 10 })
+        claims.clear()
+        const batch = yield* Effect.orDie(work.create(account, request([videos.manualOnly, videos.autoOnly])))
+        const done = yield* Effect.scoped(Effect.zipRight(runWorker, finished(account, batch.batch_id))).pipe(
+          // The reconciler looks for expired leases every 50 ms: without a heartbeat it would offer
+          // each item again about 300 ms into its run, and another fiber would take it.
+          Effect.provide(workerOn(testWorkSettings({ leaseMs: shortLeaseMs, reconcileEveryMs: 50 })))
+        )
+        expect(done.status).toBe("completed")
+        expect(done.credits_used).toBe(2)
+        expect(Object.fromEntries(claims)).toEqual({
+          [`${batch.batch_id}:0`]: 1,
+          [`${batch.batch_id}:1`]: 1
+        })
+        // The lease ended with the run: the item is done and held by nobody.
+        const sql = yield* SqlClient.SqlClient
+        const held = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM batch_items
+          WHERE batch_id = ${batch.batch_id} AND (NOT done OR lease_owner IS NOT NULL)`
+        expect(held[0]?.n).toBe(0)
+        expect((yield* books(account)).balance).toBe(8)
+        yield* expectBalancedBooks(account)
+      }),
+    30_000
+  )
+})
