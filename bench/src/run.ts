@@ -1,253 +1,495 @@
 /**
- * `pnpm bench`: requests per second and p50/p99 latency of
- *   1. POST /transcribe of a transcript the account already owns (served again for 0 credits), and
- *   2. GET /transcripts?search= over BENCH_TRANSCRIPTS (default 10,000) stored transcripts,
- * against a real server on 127.0.0.1 with the production wiring, on embedded PGlite (a temporary
- * data folder) or on PostgreSQL when DATABASE_URL is set (a throw-away schema). The load comes from
- * autocannon in a separate process, so client and server do not share an event loop.
+ * `pnpm bench`: Verbatim's request path against a yardstick, side by side in one run.
  *
- * Measured as the server runs in production except: the rate limiter lets every request through
- * (the plans cap an account at 100 requests per second, which would measure the limiter), and the
- * per-request access log is off.
+ * The service runs as in production: the server process itself (`apps/server`, the command of
+ * `pnpm start`), on PostgreSQL (a database made for the run and dropped after it), with its rate
+ * limiter (on Redis when REDIS_URL is set, as production runs it) and its JSON access log (written
+ * to a file). The yardstick is `bare.ts`: `node:http` + `pg` answering the same bodies from the
+ * same SQL statements, and nothing else. Load comes from `load.ts` in a third process; requests
+ * rotate over BENCH_ACCOUNTS business accounts so that the plan's 100 requests per second per
+ * account is never what is measured (the limiter still runs on every request).
  *
- * Settings: BENCH_TRANSCRIPTS (10000), BENCH_WORDS (words per transcript, 1000), BENCH_SECONDS (10),
- * BENCH_CONNECTIONS (10), DATABASE_URL. Results are printed and written to bench/results/.
+ * Measured, bare and service alternately:
+ * 1. POST /transcribe of an owned transcript (0 credits), BENCH_CONNECTIONS connections,
+ *    BENCH_SECONDS seconds, BENCH_ROUNDS rounds: requests per second and the ratio service / bare.
+ * 2. GET /transcripts?search= for a rare word (in 1 of 1,000 transcripts) and a common word (in
+ *    almost every one), one request at a time: p50 of the service, of the bare server and of the
+ *    SQL alone (the page statement from a `pg` client in this process), and the goals' terms.
+ * 3. The service's resident memory: idle after the start, after the load, and its peak.
+ *
+ * Settings: DATABASE_URL (required: the yardstick is a PostgreSQL client), REDIS_URL,
+ * BENCH_TRANSCRIPTS (10000), BENCH_WORDS (1000), BENCH_SECONDS (10), BENCH_CONNECTIONS (10),
+ * BENCH_ROUNDS (2), BENCH_ACCOUNTS (64), BENCH_LATENCY_REQUESTS (2000). Results are printed as one
+ * table and written as JSON to bench/results/.
  */
-import { spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:http"
-import { createRequire } from "node:module"
+import { type ChildProcess, spawn } from "node:child_process"
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { HttpServer } from "@effect/platform"
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
-import { HttpLive } from "@verbatim/api"
-import {
-  AccountAdmin,
-  RateLimiter,
-  Transactor,
-  type TranscriptRecord,
-  Transcripts,
-  WebhookAllowList
-} from "@verbatim/core"
-import { persistenceLayer, pgliteLayer, postgresTestLayer } from "@verbatim/db"
+import { AccountAdmin, WebhookAllowList } from "@verbatim/core"
+import { persistenceLayer, postgresLayer } from "@verbatim/db"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
-import type { Ids, Language } from "@verbatim/domain"
-import { Transcript } from "@verbatim/domain"
-import { MemoryWorkQueue } from "@verbatim/queue"
+import { MemoryRateLimiter, MemoryWorkQueue } from "@verbatim/queue"
 import { demoPlatform, NodeServicesLive, offlineMedia, servicesOn } from "@verbatim/runtime"
-import { Config, Console, DateTime, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { Config, Console, Effect, Layer, Logger, LogLevel, Redacted } from "effect"
+import pg from "pg"
+import type { LoadResult, LoadSpec } from "./load.js"
 import { commonWord, generator, rareWord, words } from "./words.js"
 
 const settings = Config.all({
+  databaseUrl: Config.redacted("DATABASE_URL"),
+  redisUrl: Config.option(Config.string("REDIS_URL")),
   transcripts: Config.integer("BENCH_TRANSCRIPTS").pipe(Config.withDefault(10_000)),
   words: Config.integer("BENCH_WORDS").pipe(Config.withDefault(1_000)),
   seconds: Config.integer("BENCH_SECONDS").pipe(Config.withDefault(10)),
   connections: Config.integer("BENCH_CONNECTIONS").pipe(Config.withDefault(10)),
-  databaseUrl: Config.option(Config.redacted("DATABASE_URL"))
+  rounds: Config.integer("BENCH_ROUNDS").pipe(Config.withDefault(2)),
+  accounts: Config.integer("BENCH_ACCOUNTS").pipe(Config.withDefault(64)),
+  latencyRequests: Config.integer("BENCH_LATENCY_REQUESTS").pipe(Config.withDefault(2_000))
 })
+type Settings = Config.Config.Success<typeof settings>
 
-/** Lets every request through: the bench measures the endpoints, not the plan's cap. */
-const Unlimited = Layer.succeed(RateLimiter, {
-  take: () =>
-    Effect.succeed({ allowed: true, limit: 1e9, remaining: 1e9, resetSeconds: 0, retryAfterSeconds: 0 })
-})
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
+const benchDir = join(root, "bench")
 
-/** The video whose owned transcript POST /transcribe serves again. */
+/** A demo catalogue video (English human captions) that every account owns a transcript of, in 1,000 words: POST /transcribe serves it again for 0 credits. */
 const ownedVideo = "q3Lx8VbT2kA"
+/** Words per segment of the owned transcript (about the size of a caption line). */
+const wordsPerSegment = 12
 
-interface Measured {
-  readonly name: string
-  readonly requestsPerSecond: number
-  readonly p50Ms: number
-  readonly p99Ms: number
-  readonly requests: number
-  readonly non2xx: number
-  readonly errors: number
+// ---------------------------------------------------------------------------------------------
+// The database of the run
+
+const withDatabase = (url: string, name: string): string => {
+  const parsed = new URL(url)
+  parsed.pathname = `/${name}`
+  return parsed.toString()
 }
 
-const autocannonBin = join(
-  dirname(createRequire(import.meta.url).resolve("autocannon/package.json")),
-  "autocannon.js"
+/** A database made for the run, dropped when the run ends. */
+const benchDatabase = (adminUrl: string) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const name = `verbatim_bench_${process.pid}_${Date.now().toString(36)}`
+      const admin = new pg.Client({ connectionString: adminUrl })
+      await admin.connect()
+      await admin.query(`CREATE DATABASE ${name}`)
+      await admin.end()
+      return { name, url: withDatabase(adminUrl, name) }
+    }),
+    ({ name }) =>
+      Effect.promise(async () => {
+        const admin = new pg.Client({ connectionString: adminUrl })
+        await admin.connect()
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+        await admin.end()
+      })
+  )
+
+/** Accounts and keys through the real use cases, on the migrated database. */
+const seedAccounts = (url: string, count: number) =>
+  Effect.gen(function* () {
+    const admin = yield* AccountAdmin
+    const seeded: Array<{ id: string; key: string }> = []
+    for (let i = 0; i < count; i++) {
+      const account = yield* admin.createAccount({ name: `bench ${i}`, plan: "business", credits: 1_000_000 })
+      const { key } = yield* admin.issueKey(account.id)
+      seeded.push({ id: account.id, key })
+    }
+    return seeded
+  }).pipe(
+    Effect.provide(
+      servicesOn(
+        Layer.mergeAll(
+          persistenceLayer(postgresLayer(Redacted.make(url))),
+          demoPlatform(shippedCataloguePath),
+          MemoryWorkQueue.layer,
+          MemoryRateLimiter.layer,
+          NodeServicesLive,
+          offlineMedia(),
+          Layer.succeed(WebhookAllowList, [])
+        )
+      )
+    ),
+    Effect.scoped
+  )
+
+interface Row {
+  readonly accountId: string
+  readonly videoId: string
+  readonly title: string
+  readonly sourceKind: string
+  readonly text: string
+  readonly segments: ReadonlyArray<{ text: string; start: number; end: number }>
+  readonly createdAt: Date
+}
+
+/** Multi-row inserts of many transcripts at once (the GIN index is built after the load). */
+const insertRows = async (client: pg.Client, rows: ReadonlyArray<Row>, wordsPer: number) => {
+  const values: Array<unknown> = []
+  const tuples = rows.map((row, i) => {
+    const p = i * 10
+    values.push(
+      crypto.randomUUID(),
+      row.accountId,
+      row.videoId,
+      row.title,
+      row.sourceKind,
+      row.text,
+      JSON.stringify(row.segments),
+      row.segments.length,
+      Math.ceil((wordsPer * 400) / 1000),
+      row.createdAt
+    )
+    return `($${p + 1}, $${p + 2}, $${p + 3}, 'en', $${p + 5}, 'succeeded', $${p + 4}, NULL, $${p + 6}, $${p + 7}::jsonb,
+      true, ${wordsPer}, $${p + 8}, $${p + 9}, 1, NULL, NULL, NULL, $${p + 10}, $${p + 10})`
+  })
+  await client.query(
+    `INSERT INTO transcripts (id, account_id, video_id, language, source_kind, status, video_title, channel_id,
+      text, segments, has_timestamps, word_count, segment_count, duration_seconds, credits_used, summary,
+      mind_map, asr_intelligence, created_at, updated_at)
+     VALUES ${tuples.join(", ")}`,
+    values
+  )
+}
+
+/** Splits a text into caption-sized segments, 400 ms a word. */
+const segmentsOf = (text: string) => {
+  const all = text.split(" ")
+  const segments: Array<{ text: string; start: number; end: number }> = []
+  for (let from = 0; from < all.length; from += wordsPerSegment) {
+    segments.push({
+      text: all.slice(from, from + wordsPerSegment).join(" "),
+      start: from * 400,
+      end: Math.min(all.length, from + wordsPerSegment) * 400
+    })
+  }
+  return segments
+}
+
+/**
+ * The first account's BENCH_TRANSCRIPTS searchable transcripts (the rare word in 1 of 1,000), and
+ * one owned transcript of `ownedVideo` per account, in caption-sized segments.
+ */
+const seedTranscripts = (url: string, config: Settings, accounts: ReadonlyArray<{ id: string }>) =>
+  Effect.promise(async () => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    await client.query("DROP INDEX transcripts_tsv_idx")
+    const random = generator(42)
+    const now = Date.now()
+    const first = accounts[0]?.id ?? ""
+    const chunk = 200
+    for (let from = 0; from < config.transcripts; from += chunk) {
+      const rows: Array<Row> = []
+      for (let i = from; i < Math.min(config.transcripts, from + chunk); i++) {
+        const text = `${words(random, config.words)}${i % 1000 === 7 ? ` ${rareWord}` : ""}`
+        rows.push({
+          accountId: first,
+          videoId: `bench${String(i).padStart(6, "0")}`,
+          title: `Benchmark video ${i}: ${words(random, 5)}`,
+          sourceKind: i % 3 === 0 ? "manual" : "auto",
+          text,
+          segments: [{ text, start: 0, end: config.words * 400 }],
+          createdAt: new Date(now - (config.transcripts - i) * 1000)
+        })
+      }
+      await insertRows(client, rows, config.words)
+    }
+    const ownedText = words(random, config.words)
+    const owned = accounts.map((account) => ({
+      accountId: account.id,
+      videoId: ownedVideo,
+      title: "The owned benchmark video",
+      sourceKind: "manual",
+      text: ownedText,
+      segments: segmentsOf(ownedText),
+      createdAt: new Date(now)
+    }))
+    for (let from = 0; from < owned.length; from += chunk) {
+      await insertRows(client, owned.slice(from, from + chunk), config.words)
+    }
+    await client.query("CREATE INDEX transcripts_tsv_idx ON transcripts USING GIN (tsv)")
+    // Planner statistics (autovacuum does this in production).
+    await client.query("VACUUM ANALYZE transcripts")
+    await client.end()
+  })
+
+// ---------------------------------------------------------------------------------------------
+// The processes
+
+const freePort = Effect.promise(
+  () =>
+    new Promise<number>((resolve, reject) => {
+      const probe = createServer()
+      probe.once("error", reject)
+      probe.listen(0, "127.0.0.1", () => {
+        const address = probe.address()
+        const port = typeof address === "object" && address !== null ? address.port : 0
+        probe.close(() => resolve(port))
+      })
+    })
 )
 
-/** Runs autocannon in its own process and reads its JSON result. */
-const load = (name: string, args: ReadonlyArray<string>) =>
-  Effect.async<Measured, Error>((resume) => {
-    const child = spawn(process.execPath, [autocannonBin, "--json", ...args], {
-      stdio: ["ignore", "pipe", "inherit"]
-    })
+interface Started {
+  readonly child: ChildProcess
+  readonly base: string
+}
+
+/** A server process, stopped (SIGTERM) when the run ends; ready when its `/api/v2/ping` answers. */
+const startProcess = (
+  name: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  logFile: string
+) =>
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      const port = yield* freePort
+      const child = spawn(process.execPath, args, {
+        cwd: root,
+        env: { ...process.env, ...env, PORT: String(port) },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      const log = createWriteStream(logFile)
+      child.stdout?.pipe(log)
+      child.stderr?.pipe(log)
+      const base = `http://127.0.0.1:${port}/api/v2`
+      const deadline = Date.now() + 60_000
+      while (Date.now() < deadline) {
+        const up = yield* Effect.promise(() =>
+          fetch(`${base}/ping`).then(
+            () => true,
+            () => false
+          )
+        )
+        if (up) return { child, base } satisfies Started
+        if (child.exitCode !== null) break
+        yield* Effect.sleep("100 millis")
+      }
+      return yield* Effect.dieMessage(`${name} did not start: see ${logFile}`)
+    }),
+    ({ child }) =>
+      Effect.async<void>((resume) => {
+        if (child.exitCode !== null) return resume(Effect.void)
+        child.once("exit", () => resume(Effect.void))
+        child.kill("SIGTERM")
+      })
+  )
+
+/** Resident and peak memory of a process, from /proc, in MB. */
+const memoryOf = (child: ChildProcess) =>
+  Effect.sync(() => {
+    const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
+    const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? "0")
+    return { rssMb: Math.round(kb("VmRSS") / 1024), peakMb: Math.round(kb("VmHWM") / 1024) }
+  })
+
+const load = (spec: LoadSpec) =>
+  Effect.async<LoadResult, Error>((resume) => {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", join(benchDir, "src", "load.ts"), JSON.stringify(spec)],
+      {
+        cwd: benchDir,
+        stdio: ["ignore", "pipe", "inherit"]
+      }
+    )
     let out = ""
     child.stdout.on("data", (chunk) => {
       out += String(chunk)
     })
-    child.on("close", (code) => {
-      if (code !== 0) return resume(Effect.fail(new Error(`autocannon exited with ${code}`)))
-      const result = JSON.parse(out) as {
-        requests: { average: number; total: number }
-        latency: { p50: number; p99: number }
-        non2xx: number
-        errors: number
-      }
-      resume(
-        Effect.succeed({
-          name,
-          requestsPerSecond: result.requests.average,
-          p50Ms: result.latency.p50,
-          p99Ms: result.latency.p99,
-          requests: result.requests.total,
-          non2xx: result.non2xx,
-          errors: result.errors
-        })
-      )
-    })
+    child.on("close", (code) =>
+      code === 0
+        ? resume(Effect.succeed(JSON.parse(out) as LoadResult))
+        : resume(Effect.fail(new Error(`the load generator exited with ${code}`)))
+    )
   })
 
-const seed = (count: number, wordsPer: number, accountId: Ids.AccountId) =>
-  Effect.gen(function* () {
-    const transcripts = yield* Transcripts
-    const tx = yield* Transactor
-    const random = generator(42)
-    const now = yield* DateTime.now
-    const batch = 250
-    for (let from = 0; from < count; from += batch) {
-      yield* tx.transaction(
-        Effect.forEach(
-          Array.from({ length: Math.min(batch, count - from) }, (_, k) => from + k),
-          (i) => {
-            const text = `${words(random, wordsPer)}${i % 1000 === 7 ? ` ${rareWord}` : ""}`
-            const segments = [new Transcript.Segment({ text, start: 0, end: wordsPer * 400 })]
-            const record: TranscriptRecord = {
-              id: crypto.randomUUID() as Ids.TranscriptId,
-              accountId,
-              videoId: `bench${String(i).padStart(6, "0")}`,
-              videoTitle: `Benchmark video ${i}: ${words(random, 5)}`,
-              channelId: null,
-              language: "en" as Language.LanguageCode,
-              sourceKind: i % 3 === 0 ? "manual" : "auto",
-              status: "succeeded",
-              text,
-              segments,
-              hasTimestamps: true,
-              wordCount: wordsPer,
-              segmentCount: 1,
-              durationSeconds: Math.ceil((wordsPer * 400) / 1000),
-              creditsUsed: 1,
-              summary: null,
-              mindMap: null,
-              asrIntelligence: null,
-              createdAt: DateTime.subtract(now, { seconds: count - i })
-            }
-            return transcripts.store(record)
-          },
-          { discard: true }
-        )
-      )
+/** p50 of the search page statement alone, from a `pg` client: the SQL round trip of the goals. */
+const sqlLatency = (url: string, accountId: string, word: string, requests: number) =>
+  Effect.promise(async () => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    const statement = `WITH page AS MATERIALIZED (SELECT id, video_id, video_title, language, source_kind, status,
+      word_count, segment_count, duration_seconds, credits_used, created_at FROM transcripts
+      WHERE account_id = $1 AND status = 'succeeded' AND (tsv @@ websearch_to_tsquery('english', $2) OR video_id = $2)
+      ORDER BY created_at DESC, id DESC LIMIT 50 OFFSET 0) SELECT * FROM page ORDER BY created_at DESC, id DESC`
+    const times: Array<number> = []
+    for (let i = 0; i < requests + 100; i++) {
+      const started = process.hrtime.bigint()
+      await client.query(statement, [accountId, word])
+      if (i >= 100) times.push(Number(process.hrtime.bigint() - started) / 1e6)
     }
-    const sql = yield* SqlClient.SqlClient
-    // Planner statistics for the full-text index (autovacuum does this in production).
-    yield* sql`VACUUM ANALYZE transcripts`
+    await client.end()
+    times.sort((a, b) => a - b)
+    return Math.round((times[Math.floor(times.length / 2)] ?? 0) * 1000) / 1000
   })
+
+/** The two servers' answers must be the same but for the ids and times they make. */
+const sameAnswers = (bare: string, service: string, key: string) =>
+  Effect.gen(function* () {
+    const strip = (value: unknown): unknown =>
+      JSON.parse(JSON.stringify(value), (k, v) => (["request_id", "job_id"].includes(k) ? "(id)" : v))
+    const requests: ReadonlyArray<[string, RequestInit]> = [
+      [
+        "/transcribe",
+        {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ video: ownedVideo, mode: "captions_only" })
+        }
+      ],
+      [`/transcripts?search=${rareWord}&limit=50`, { headers: { authorization: `Bearer ${key}` } }]
+    ]
+    for (const [path, init] of requests) {
+      const [a, b] = yield* Effect.promise(() =>
+        Promise.all([bare, service].map((base) => fetch(`${base}${path}`, init).then((r) => r.json())))
+      )
+      if (JSON.stringify(strip(a)) !== JSON.stringify(strip(b))) {
+        return yield* Effect.dieMessage(
+          `the bare server and the service answer ${path} differently:\n${JSON.stringify(a).slice(0, 400)}\n${JSON.stringify(b).slice(0, 400)}`
+        )
+      }
+    }
+  })
+
+const fixed = (n: number, digits = 2) => n.toFixed(digits)
+const mean = (values: ReadonlyArray<number>) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)
 
 const program = Effect.gen(function* () {
   const config = yield* settings
-  const dataDir = mkdtempSync(join(tmpdir(), "verbatim-bench-"))
-  yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
-  const database = Option.match(config.databaseUrl, {
-    onNone: () => pgliteLayer(join(dataDir, "pg")),
-    onSome: (url) => postgresTestLayer(url)
-  })
-  const databaseName = Option.isSome(config.databaseUrl) ? "PostgreSQL" : "PGlite (embedded)"
-  const useCases = servicesOn(
-    Layer.mergeAll(
-      persistenceLayer(database),
-      demoPlatform(shippedCataloguePath),
-      MemoryWorkQueue.layer,
-      Unlimited,
-      NodeServicesLive,
-      offlineMedia(),
-      Layer.succeed(WebhookAllowList, [])
-    )
-  )
-  const server = HttpLive.pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-    Layer.provideMerge(useCases)
-  )
-  const context = yield* Layer.build(server)
-  return yield* Effect.gen(function* () {
-    const admin = yield* AccountAdmin
-    const account = yield* admin.createAccount({ name: "bench", plan: "business", credits: 1_000_000 })
-    const { key } = yield* admin.issueKey(account.id)
-    yield* Console.log(
-      `seeding ${config.transcripts} transcripts of ${config.words} words on ${databaseName} ...`
-    )
-    const started = Date.now()
-    yield* seed(config.transcripts, config.words, account.id)
-    yield* Console.log(`seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  const workDir = mkdtempSync(join(tmpdir(), "verbatim-bench-"))
+  yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(workDir, { recursive: true, force: true })))
+  const database = yield* benchDatabase(Redacted.value(config.databaseUrl))
 
-    const address = (yield* HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") return yield* Effect.die("not a TCP server")
-    const base = `http://127.0.0.1:${address.port}/api/v2`
-    const auth = ["-H", `Authorization=Bearer ${key}`]
-    const body = JSON.stringify({ video: ownedVideo, mode: "captions_only" })
-    const first = yield* Effect.promise(() =>
-      fetch(`${base}/transcribe`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body })
-    )
-    if (first.status !== 200) return yield* Effect.die(`the first transcribe answered ${first.status}`)
-    const common = ["-c", String(config.connections), "-d", String(config.seconds)]
-    const results = [
-      yield* load("POST /transcribe (owned transcript, 0 credits)", [
-        ...common,
-        ...auth,
-        "-m",
-        "POST",
-        "-H",
-        "Content-Type=application/json",
-        "-b",
-        body,
-        `${base}/transcribe`
-      ]),
-      yield* load(`GET /transcripts?search=${commonWord} (in ~every transcript)`, [
-        ...common,
-        ...auth,
-        `${base}/transcripts?search=${commonWord}&limit=50`
-      ]),
-      yield* load(`GET /transcripts?search=${rareWord} (in 1 of 1000)`, [
-        ...common,
-        ...auth,
-        `${base}/transcripts?search=${rareWord}&limit=50`
-      ])
-    ]
-    const report = {
-      date: new Date().toISOString(),
-      database: databaseName,
-      transcripts: config.transcripts,
-      wordsPerTranscript: config.words,
-      seconds: config.seconds,
-      connections: config.connections,
-      node: process.version,
-      results
-    }
+  yield* Console.log(
+    `seeding ${config.accounts} accounts and ${config.transcripts} transcripts of ${config.words} words ...`
+  )
+  const seededAt = Date.now()
+  const accounts = yield* seedAccounts(database.url, config.accounts)
+  yield* seedTranscripts(database.url, config, accounts)
+  yield* Console.log(`seeded in ${((Date.now() - seededAt) / 1000).toFixed(1)} s`)
+  const keys = accounts.map((a) => a.key)
+  const firstKey = keys[0] ?? ""
+
+  const redis = config.redisUrl._tag === "Some" ? config.redisUrl.value : undefined
+  const service = yield* startProcess(
+    "the service",
+    ["--import", "tsx", "--conditions=@verbatim/source", "apps/server/src/main.ts"],
+    {
+      DATABASE_URL: database.url,
+      VERBATIM_PLATFORM: "demo",
+      VERBATIM_SEED: "false",
+      VERBATIM_LOG_FORMAT: "json",
+      ...(redis === undefined ? {} : { REDIS_URL: redis, VERBATIM_REDIS_PREFIX: `bench-${process.pid}:` })
+    },
+    join(workDir, "service.log")
+  )
+  const bare = yield* startProcess(
+    "the bare server",
+    ["--import", "tsx", join(benchDir, "src", "bare.ts")],
+    { DATABASE_URL: database.url },
+    join(workDir, "bare.log")
+  )
+  yield* sameAnswers(bare.base, service.base, firstKey)
+  yield* Effect.sleep("2 seconds")
+  const idle = yield* memoryOf(service.child)
+  const bareIdle = yield* memoryOf(bare.child)
+
+  const transcribe = (base: string): LoadSpec => ({
+    mode: "throughput",
+    url: `${base}/transcribe`,
+    method: "POST",
+    body: JSON.stringify({ video: ownedVideo, mode: "captions_only" }),
+    keys,
+    connections: config.connections,
+    seconds: config.seconds,
+    requests: 0
+  })
+  const rounds: Array<{ bare: LoadResult; service: LoadResult }> = []
+  for (let round = 0; round < config.rounds; round++) {
+    const b = yield* load(transcribe(bare.base))
+    const s = yield* load(transcribe(service.base))
+    rounds.push({ bare: b, service: s })
     yield* Console.log(
-      [
-        "",
-        `| endpoint (${databaseName}, ${config.transcripts} transcripts, ${config.connections} connections, ${config.seconds} s) | req/s | p50 ms | p99 ms | non-2xx |`,
-        "|---|---|---|---|---|",
-        ...results.map(
-          (r) =>
-            `| ${r.name} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx + r.errors} |`
-        )
-      ].join("\n")
+      `round ${round + 1}: transcribe bare ${fixed(b.requestsPerSecond, 0)} req/s, service ${fixed(s.requestsPerSecond, 0)} req/s`
     )
-    const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "..", "results")
-    mkdirSync(resultsDir, { recursive: true })
-    writeFileSync(
-      join(resultsDir, `${report.date.replace(/[:.]/g, "-")}.json`),
-      `${JSON.stringify(report, null, 2)}\n`
-    )
-  }).pipe(Effect.provide(context))
+  }
+
+  const searchLatency = (base: string, word: string): LoadSpec => ({
+    mode: "latency",
+    url: `${base}/transcripts?search=${word}&limit=50`,
+    method: "GET",
+    keys: [firstKey],
+    connections: 1,
+    seconds: 0,
+    requests: config.latencyRequests,
+    // One account's searches stay under its plan's 100 requests per second: one every 12 ms at most.
+    minIntervalMs: 12
+  })
+  const searches = []
+  for (const [label, word, requests] of [
+    ["rare", rareWord, config.latencyRequests],
+    ["common", commonWord, Math.max(50, Math.floor(config.latencyRequests / 10))]
+  ] as const) {
+    const sqlP50 = yield* sqlLatency(database.url, accounts[0]?.id ?? "", word, requests)
+    const b = yield* load({ ...searchLatency(bare.base, word), requests })
+    const s = yield* load({ ...searchLatency(service.base, word), requests })
+    searches.push({ label, word, sqlP50, bare: b, service: s })
+  }
+  const after = yield* memoryOf(service.child)
+
+  const bareRate = mean(rounds.map((r) => r.bare.requestsPerSecond))
+  const serviceRate = mean(rounds.map((r) => r.service.requestsPerSecond))
+  const failed = rounds.reduce((n, r) => n + r.bare.failed + r.service.failed, 0)
+  const report = {
+    date: new Date().toISOString(),
+    database: "PostgreSQL",
+    rateLimiter: redis === undefined ? "memory" : "Redis",
+    transcripts: config.transcripts,
+    wordsPerTranscript: config.words,
+    seconds: config.seconds,
+    connections: config.connections,
+    accounts: config.accounts,
+    node: process.version,
+    transcribe: { rounds, bareRate, serviceRate, ratio: serviceRate / bareRate, failed },
+    searches,
+    memory: { idle, after, bareIdle }
+  }
+  const rare = searches[0]
+  const common = searches[1]
+  yield* Console.log(
+    [
+      "",
+      `| figure (PostgreSQL, ${config.transcripts} transcripts, rate limiter on ${report.rateLimiter}, access log on) | service | bare | ratio or goal |`,
+      "|---|---|---|---|",
+      `| owned POST /transcribe, ${config.connections} connections, req/s (mean of ${config.rounds}) | ${fixed(serviceRate, 0)} | ${fixed(bareRate, 0)} | ${fixed(serviceRate / bareRate)} (goal >= 0.5) |`,
+      ...(rare === undefined
+        ? []
+        : [
+            `| search rare word, p50 ms (SQL alone ${rare.sqlP50}) | ${rare.service.p50Ms} | ${rare.bare.p50Ms} | ${fixed(rare.service.p50Ms - rare.sqlP50, 3)} ms over SQL (goal <= 1) |`
+          ]),
+      ...(common === undefined
+        ? []
+        : [
+            `| search common word, p50 ms (SQL alone ${common.sqlP50}) | ${common.service.p50Ms} | ${common.bare.p50Ms} | ${fixed(common.service.p50Ms / common.sqlP50)}x SQL (goal <= 1.2) |`
+          ]),
+      `| service RSS MB: idle / after the load / peak | ${idle.rssMb} / ${after.rssMb} / ${after.peakMb} | ${bareIdle.rssMb} | goal idle <= 150, load <= 300 |`,
+      `| failed requests (non-2xx, errors) | ${failed} | | |`
+    ].join("\n")
+  )
+  const resultsDir = join(benchDir, "results")
+  mkdirSync(resultsDir, { recursive: true })
+  writeFileSync(
+    join(resultsDir, `${report.date.replace(/[:.]/g, "-")}.json`),
+    `${JSON.stringify(report, null, 2)}\n`
+  )
 }).pipe(Effect.scoped, Logger.withMinimumLogLevel(LogLevel.Warning))
 
-NodeRuntime.runMain(program)
+Effect.runPromise(program).catch((error: unknown) => {
+  process.stderr.write(`${String(error)}\n`)
+  process.exitCode = 1
+})
