@@ -74,6 +74,7 @@ describe("dependency arrows", () => {
     "demo-platform",
     "llm",
     "pocketsphinx",
+    "themes-local",
     "queue",
     "storage",
     "webhooks",
