@@ -4,8 +4,9 @@
  * account the assistant will act for, allows it, and the browser lands on the client's redirect
  * URI with a code that the SDK exchanges for tokens that work on the MCP endpoint.
  *
- * Skipped, saying so, when /usr/bin/chromium is missing (`apt-get install -y chromium`); under
- * CI=true a missing browser fails instead.
+ * `scripts/install-browser.sh` installs the browser when it is missing (`pnpm test` and `.ci/run`
+ * run it). Skipped, saying so, when /usr/bin/chromium is still missing; under CI=true a missing
+ * browser fails instead.
  */
 import { existsSync } from "node:fs"
 import { createServer } from "node:http"
@@ -23,7 +24,7 @@ const hasChromium = existsSync(executablePath)
 const inCi = process.env.CI === "true"
 if (!hasChromium && !inCi) {
   process.stderr.write(
-    `consent page browser test skipped: ${executablePath} is missing (apt-get install -y chromium to run it)\n`
+    `consent page browser test skipped: ${executablePath} is missing (bash scripts/install-browser.sh installs it)\n`
   )
 }
 
@@ -64,61 +65,64 @@ const browser = Effect.acquireRelease(
   (b) => Effect.promise(() => b.close())
 )
 
-layer(TestServerLive, { timeout: "90 seconds" })("consent page in a browser", (it) => {
-  describe("headless Chromium", () => {
-    it.scoped.skipIf(!hasChromium && !inCi)(
-      "signs in with an API key, shows the account, allows, and the code works",
-      () =>
-        Effect.gen(function* () {
-          expect(hasChromium, `${executablePath} is missing under CI=true`).toBe(true)
-          const server = yield* TestServer
-          const { account, key } = yield* server.newAccount({ plan: "pro", credits: 31 })
-          const serverUrl = new URL(`${server.baseUrl}${mcpPath}`)
-          const callback = yield* callbackPage
-          const redirectUrl = callback.url
-          const provider = new MemoryOAuthProvider(redirectUrl, {
-            client_name: "Browser Assistant",
-            token_endpoint_auth_method: "none"
-          })
-          expect(yield* Effect.promise(() => auth(provider, { serverUrl }))).toBe("REDIRECT")
+layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
+  "consent page in a browser",
+  (it) => {
+    describe("headless Chromium", () => {
+      it.scoped.skipIf(!hasChromium && !inCi)(
+        "signs in with an API key, shows the account, allows, and the code works",
+        () =>
+          Effect.gen(function* () {
+            expect(hasChromium, `${executablePath} is missing under CI=true`).toBe(true)
+            const server = yield* TestServer
+            const { account, key } = yield* server.newAccount({ plan: "pro", credits: 31 })
+            const serverUrl = new URL(`${server.baseUrl}${mcpPath}`)
+            const callback = yield* callbackPage
+            const redirectUrl = callback.url
+            const provider = new MemoryOAuthProvider(redirectUrl, {
+              client_name: "Browser Assistant",
+              token_endpoint_auth_method: "none"
+            })
+            expect(yield* Effect.promise(() => auth(provider, { serverUrl }))).toBe("REDIRECT")
 
-          const page = yield* Effect.flatMap(browser, (b) => Effect.promise(() => b.newPage()))
-          const landed = yield* Effect.promise(async () => {
-            await page.goto(String(provider.authorizationUrl))
-            const client = await page.textContent("#client-name")
-            await page.fill("#api_key", "vbt_not_a_real_key_0000000000000000")
-            await page.click("#sign-in")
-            const refused = await page.textContent("#error")
-            await page.fill("#api_key", key)
-            await page.click("#sign-in")
-            const shown = {
-              name: await page.textContent("#account-name"),
-              id: await page.textContent("#account-id"),
-              plan: await page.textContent("#account-plan"),
-              credits: await page.textContent("#account-credits")
-            }
-            await Promise.all([page.waitForURL(`${redirectUrl}**`), page.click("#allow")])
-            return { client, refused, shown, url: new URL(page.url()) }
-          })
-          expect(landed.client).toBe("Browser Assistant")
-          expect(landed.refused).toContain("unknown or revoked")
-          expect(landed.shown).toEqual({ name: account.name, id: account.id, plan: "pro", credits: "31" })
-          const code = landed.url.searchParams.get("code") ?? ""
-          expect(code).toMatch(/^vbo_ac_/)
+            const page = yield* Effect.flatMap(browser, (b) => Effect.promise(() => b.newPage()))
+            const landed = yield* Effect.promise(async () => {
+              await page.goto(String(provider.authorizationUrl))
+              const client = await page.textContent("#client-name")
+              await page.fill("#api_key", "vbt_not_a_real_key_0000000000000000")
+              await page.click("#sign-in")
+              const refused = await page.textContent("#error")
+              await page.fill("#api_key", key)
+              await page.click("#sign-in")
+              const shown = {
+                name: await page.textContent("#account-name"),
+                id: await page.textContent("#account-id"),
+                plan: await page.textContent("#account-plan"),
+                credits: await page.textContent("#account-credits")
+              }
+              await Promise.all([page.waitForURL(`${redirectUrl}**`), page.click("#allow")])
+              return { client, refused, shown, url: new URL(page.url()) }
+            })
+            expect(landed.client).toBe("Browser Assistant")
+            expect(landed.refused).toContain("unknown or revoked")
+            expect(landed.shown).toEqual({ name: account.name, id: account.id, plan: "pro", credits: "31" })
+            const code = landed.url.searchParams.get("code") ?? ""
+            expect(code).toMatch(/^vbo_ac_/)
 
-          expect(yield* Effect.promise(() => auth(provider, { serverUrl, authorizationCode: code }))).toBe(
-            "AUTHORIZED"
-          )
-          const listed = yield* server.post(mcpPath, {
-            json: { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
-            headers: {
-              accept: "application/json, text/event-stream",
-              authorization: `Bearer ${provider.saved?.access_token}`
-            }
-          })
-          expect(listed.status).toBe(200)
-        }),
-      240_000
-    )
-  })
-})
+            expect(yield* Effect.promise(() => auth(provider, { serverUrl, authorizationCode: code }))).toBe(
+              "AUTHORIZED"
+            )
+            const listed = yield* server.post(mcpPath, {
+              json: { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
+              headers: {
+                accept: "application/json, text/event-stream",
+                authorization: `Bearer ${provider.saved?.access_token}`
+              }
+            })
+            expect(listed.status).toBe(200)
+          }),
+        240_000
+      )
+    })
+  }
+)
