@@ -42,8 +42,13 @@ const serve = (settings: ServerSettings) => {
       `API: ${baseUrl}/api/v2 · reference: ${baseUrl}/docs · OpenAPI: ${baseUrl}/api/v2/openapi.json`
     )
     yield* seedAndReport(baseUrl, settings.seed)
-    // Embedded (the default without Redis): the worker's fibers run in this process.
-    if (settings.work.embedded) yield* runWorker.pipe(Effect.provide(workerOn(settings.work)))
+    // Embedded (the default without Redis): the worker's fibers run in this process. Its layer is
+    // built in the server's scope: provided to `runWorker` alone, it would be released as soon as
+    // `runWorker` returned (its claim batchers and heartbeat gone), leaving every job unclaimed.
+    if (settings.work.embedded) {
+      const worker = yield* Layer.build(workerOn(settings.work))
+      yield* runWorker.pipe(Effect.provide(worker))
+    }
     return yield* Effect.never
   }).pipe(Effect.provide(servicesOn(infrastructureFor(settings, baseUrl))))
 }
