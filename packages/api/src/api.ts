@@ -10,6 +10,7 @@ import { ChannelsGroup, PlaylistsGroup, RecommendationsGroup } from "./groups/co
 import { CreditsGroup } from "./groups/credits.js"
 import { HealthGroup } from "./groups/health.js"
 import { JobsGroup } from "./groups/jobs.js"
+import { ThemesGroup } from "./groups/themes.js"
 import { TranscribeGroup } from "./groups/transcribe.js"
 import { TranscriptsGroup } from "./groups/transcripts.js"
 import { UploadsGroup } from "./groups/uploads.js"
@@ -24,6 +25,7 @@ export class VerbatimApi extends HttpApi.make(apiId)
   .add(TranscribeGroup)
   .add(JobsGroup)
   .add(TranscriptsGroup)
+  .add(ThemesGroup)
   .add(UploadsGroup)
   .add(BatchGroup)
   .add(PlaylistsGroup)

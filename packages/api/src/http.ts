@@ -34,6 +34,7 @@ import { ChannelsHttp, PlaylistsHttp, RecommendationsHttp } from "./groups/colle
 import { CreditsHttp } from "./groups/credits.js"
 import { HealthHttp, ReadinessFromPorts } from "./groups/health.js"
 import { JobsHttp } from "./groups/jobs.js"
+import { ThemesHttp } from "./groups/themes.js"
 import { TranscribeHttp } from "./groups/transcribe.js"
 import { TranscriptsHttp } from "./groups/transcripts.js"
 import { isSignedPut, SignedPutRoute, UploadsHttp } from "./groups/uploads.js"
@@ -117,6 +118,7 @@ export const HandlersLive = Layer.mergeAll(
   TranscribeHttp,
   JobsHttp,
   TranscriptsHttp,
+  ThemesHttp,
   UploadsHttp,
   BatchHttp,
   PlaylistsHttp,

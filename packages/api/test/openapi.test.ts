@@ -20,6 +20,7 @@ const specPaths = [
   "/transcripts/{video_id}",
   "/transcripts/bulk-delete",
   "/transcripts/{video_id}/languages",
+  "/transcripts/{video_id}/themes",
   "/uploads",
   "/uploads/{upload_id}/complete",
   "/batch",

@@ -19,6 +19,7 @@ import {
   SpeechToText,
   SpeechUnavailable,
   StoredTranscripts,
+  Themes,
   Transcribe,
   type TranscriptRecord,
   WorkQueue
@@ -280,6 +281,24 @@ const RecommendationsStub = Layer.succeed(
   })
 )
 
+/** Themes: a transcript of dQw4w9WgXcQ is locked; nothing else is owned. */
+const ThemesStub = Layer.succeed(Themes, {
+  unlock: (_who, videoId) => Effect.fail(Errors.apiError("not_found", `no transcript of ${videoId}`)),
+  get: (_who, videoId) =>
+    videoId !== "dQw4w9WgXcQ"
+      ? Effect.fail(Errors.apiError("not_found", `no transcript of ${videoId}`))
+      : Effect.succeed(
+          new Api.ThemesLocked({
+            status: "locked",
+            video_id: videoId,
+            language: en,
+            credits_required: 1
+          })
+        ),
+  runItem: () => Effect.void,
+  reconcile: Effect.succeed(0)
+})
+
 const UploadsStub = Layer.succeed(MediaUploads, {
   create: () => Effect.fail(Errors.apiError("storage_unavailable", "no storage in the stubs")),
   complete: (_who, id) => Effect.fail(Errors.apiError("not_found", `upload ${id} not found`)),
@@ -320,7 +339,8 @@ export const UseCasesStub = Layer.mergeAll(
   BatchStub,
   CollectionsStub,
   RecommendationsStub,
-  IdempotencyStub
+  IdempotencyStub,
+  ThemesStub
 )
 
 /** The API as a web handler over the stubs: `Request` in, `Response` out. */

@@ -7,7 +7,8 @@
  * - the video platform;
  * - the work queue and the rate limiter: in memory, or on Redis when `REDIS_URL` is set;
  * - node's secrets, the address resolver and the webhook sender;
- * - speech recognition and upload storage (`media.ts`).
+ * - speech recognition and upload storage (`media.ts`);
+ * - the themes engine and settings (`themes.ts`).
  *
  * On top: the use cases (`servicesOn`) and the worker (`workerOn`, `runWorker`).
  */
@@ -25,11 +26,15 @@ import {
   OAuthServerLive,
   type RateLimiter,
   runBatchWork,
+  runThemesWork,
   type Secrets,
   ServiceUrl,
   type SignedPutReceiver,
   type SpeechToText,
   sharedFetches,
+  type ThemesEngine,
+  ThemesLive,
+  type ThemesSettings,
   testWorkHandler,
   type Uploads,
   UseCasesLive,
@@ -58,6 +63,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { speechFor, storageFor } from "./media.js"
 import { PkceHashLive } from "./oauth.js"
 import type { InfrastructureSettings, WorkSettings } from "./settings.js"
+import { ThemesFromConfig } from "./themes.js"
 
 /** The persistence of the settings: PGlite in the data folder, or PostgreSQL; migrated when built. */
 export const persistenceFor = (database: DatabaseSettings) => persistenceLayer(databaseLayer(database))
@@ -110,6 +116,8 @@ export type Infrastructure =
   | BlobStore
   | SignedPutReceiver
   | ServiceUrl
+  | ThemesEngine
+  | ThemesSettings
 
 /**
  * The infrastructure the settings choose. `serverUrl` is the address of the server this process
@@ -130,12 +138,13 @@ export const infrastructureFor = (settings: InfrastructureSettings, serverUrl = 
     Layer.succeed(
       ServiceUrl,
       Option.getOrElse(settings.publicUrl, () => serverUrl)
-    )
+    ),
+    ThemesFromConfig
   )
 
 /** The use cases over an infrastructure, which stays provided too (for the worker and the tests). */
 export const servicesOn = <E>(infrastructure: Layer.Layer<Infrastructure, E>) =>
-  OAuthServerLive.pipe(
+  Layer.merge(OAuthServerLive, ThemesLive).pipe(
     Layer.provideMerge(UseCasesLive),
     // The OAuth server for hosted assistants (`@verbatim/core` oauth.ts), hashing PKCE on node.
     Layer.provideMerge(PkceHashLive),
@@ -207,6 +216,11 @@ export const runWorker = Effect.gen(function* () {
   yield* runBatchWork({
     owner: settings.owner,
     concurrency: yield* BatchConcurrency,
+    leaseMs: settings.leaseMs,
+    reconcileEveryMs: settings.reconcileEveryMs
+  })
+  yield* runThemesWork({
+    owner: settings.owner,
     leaseMs: settings.leaseMs,
     reconcileEveryMs: settings.reconcileEveryMs
   })

@@ -20,6 +20,8 @@ import {
   type SpeechToText,
   sharedFetches,
   type TestWorkPayload,
+  type ThemesEngine,
+  type ThemesSettings,
   type VideoPlatform,
   WebhookAllowList
 } from "@verbatim/core"
@@ -32,6 +34,7 @@ import { DateTime, Duration, Effect, Layer, Option, Redacted, Schedule } from "e
 import { demoPlatform, queuesFor } from "./layers.js"
 import { noSpeechToText, speechHint, storageFor } from "./media.js"
 import type { WorkSettings } from "./settings.js"
+import { testThemes } from "./themes.js"
 
 /** Fast work settings for tests. */
 export const testWorkSettings = (overrides: Partial<WorkSettings> = {}): WorkSettings => ({
@@ -88,6 +91,8 @@ export interface TestInfrastructureOptions {
   readonly speech?: Layer.Layer<SpeechToText, unknown> | undefined
   /** Where the local store's signed URLs point (the test server's address). */
   readonly publicUrl?: string | undefined
+  /** The themes engine and settings (default: the local engine, `testThemes()`). */
+  readonly themes?: Layer.Layer<ThemesEngine | ThemesSettings, unknown> | undefined
 }
 
 /** Upload storage in a fresh temporary folder, with a random signing key. */
@@ -130,7 +135,8 @@ export const testInfrastructure = (options: TestInfrastructureOptions = {}) => {
     Layer.succeed(WebhookAllowList, testAllowedHosts),
     options.speech ?? noSpeechToText(`no speech engine in this test; ${speechHint}`),
     testStorage(options.publicUrl ?? "http://127.0.0.1:9"),
-    Layer.succeed(ServiceUrl, options.publicUrl ?? "http://127.0.0.1:9")
+    Layer.succeed(ServiceUrl, options.publicUrl ?? "http://127.0.0.1:9"),
+    options.themes ?? testThemes()
   )
 }
 

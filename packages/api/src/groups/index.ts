@@ -2,5 +2,6 @@
 export * from "./credits.js"
 export * from "./health.js"
 export * from "./jobs.js"
+export * from "./themes.js"
 export * from "./transcribe.js"
 export * from "./transcripts.js"

@@ -1,0 +1,56 @@
+/**
+ * Themes: the engine and the settings of theme detection, from the environment.
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | VERBATIM_THEMES_ENGINE | `local` | `local`: wink-nlp on this machine (`@verbatim/themes-local`) |
+ * | VERBATIM_THEMES_WAIT_MS | 25000 | how long POST themes waits for detection before answering 202 |
+ * | VERBATIM_THEMES_CONCURRENCY | 2 | detections one process runs at once |
+ * | VERBATIM_THEMES_MAX_ATTEMPTS | 3 | claims of one detection before it is refunded |
+ */
+import {
+  defaultThemesSettings,
+  type ThemesEngine,
+  ThemesSettings,
+  type ThemesSettingsShape
+} from "@verbatim/core"
+import * as LocalThemes from "@verbatim/themes-local"
+import { Config, type ConfigError, Layer } from "effect"
+
+export type ThemesEngineName = "local"
+
+const positive = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: `${name} must be a whole number of at least 1`, validation: (n) => n >= 1 }),
+    Config.withDefault(fallback)
+  )
+
+export const ThemesSettingsConfig: Config.Config<ThemesSettingsShape> = Config.all({
+  waitMs: positive("VERBATIM_THEMES_WAIT_MS", defaultThemesSettings.waitMs),
+  concurrency: positive("VERBATIM_THEMES_CONCURRENCY", defaultThemesSettings.concurrency),
+  maxAttempts: positive("VERBATIM_THEMES_MAX_ATTEMPTS", defaultThemesSettings.maxAttempts)
+}).pipe(Config.map((read) => ({ ...defaultThemesSettings, ...read })))
+
+export const ThemesEngineConfig: Config.Config<ThemesEngineName> = Config.literal("local")(
+  "VERBATIM_THEMES_ENGINE"
+).pipe(Config.withDefault("local" as const))
+
+/** The engine of a name. */
+export const themesEngineFor = (_name: ThemesEngineName): Layer.Layer<ThemesEngine> => LocalThemes.layer()
+
+/** The themes engine and settings the environment chooses. */
+export const ThemesFromConfig: Layer.Layer<ThemesEngine | ThemesSettings, ConfigError.ConfigError> =
+  Layer.unwrapEffect(
+    Config.all({ engine: ThemesEngineConfig, settings: ThemesSettingsConfig }).pipe(
+      Config.map(({ engine, settings }) =>
+        Layer.merge(themesEngineFor(engine), Layer.succeed(ThemesSettings, settings))
+      )
+    )
+  )
+
+/** Themes for tests: the local engine (or the one given) and fast polling. */
+export const testThemes = (
+  engine: Layer.Layer<ThemesEngine, unknown> = LocalThemes.layer(),
+  settings: Partial<ThemesSettingsShape> = {}
+): Layer.Layer<ThemesEngine | ThemesSettings, unknown> =>
+  Layer.merge(engine, Layer.succeed(ThemesSettings, { ...defaultThemesSettings, pollMs: 50, ...settings }))
