@@ -1,8 +1,9 @@
 /**
  * The MCP server driven by the SDK's own client on every transport, against a real Verbatim server
  * (`testServerOn`, the demo catalogue plus one long video): Streamable HTTP at /api/v2/gpt/mcp,
- * stdio (`pnpm --silent mcp` calling the server's REST API), and the in-process operations (what
- * stdio runs on PostgreSQL). Every structured result is checked against its tool's output schema.
+ * stdio (`pnpm --silent mcp` calling the server's REST API), the in-process operations (what
+ * stdio runs on PostgreSQL) and the REST operations over an in-memory pair. Every structured result
+ * is checked against its tool's output schema.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { mcpPath } from "@verbatim/api"
@@ -19,6 +20,7 @@ import {
   httpClient,
   inProcessClient,
   longVideo,
+  restClient,
   stdioClient
 } from "./support.js"
 
@@ -300,15 +302,93 @@ const collectionTour = (mcp: Connected, free: Connected) =>
       ])
     }
     expect((yield* callFailing(mcp, "resolve_channel", { channel: "nobody-here" })).error).toBe("not_found")
-    expect((yield* callFailing(mcp, "resolve_playlist", { playlist: "https://example.com/x" })).error).toBe(
-      "invalid_request"
-    )
+    // A refused reference names the tool's own field, not the REST request's playlist_url/channel_url.
+    for (const [tool, field] of [
+      ["resolve_playlist", "playlist"],
+      ["resolve_channel", "channel"]
+    ] as const) {
+      const refused = yield* callFailing(mcp, tool, { [field]: "https://example.com/x" })
+      expect(refused.error).toBe("invalid_request")
+      expect(refused.message).toMatch(new RegExp(`^${field}: `))
+      expect(refused.details.issues).toEqual([{ path: [field], message: expect.any(String) }])
+      expect(JSON.stringify(refused)).not.toMatch(/playlist_url|channel_url/)
+    }
     expect((yield* callFailing(free, "resolve_playlist", { playlist: "PLvb8CaptionCases" })).error).toBe(
       "plan_required"
     )
     expect((yield* callFailing(free, "resolve_channel", { channel: "@practicalcodelab" })).error).toBe(
       "plan_required"
     )
+  })
+
+/**
+ * Retries with an idempotency key: the same key and arguments answer the first answer and charge
+ * (or count) once; the same key with other arguments is a `conflict` tool error. On transcribe_video,
+ * run_batch, resolve_playlist and resolve_channel; the key means the same to POST /transcribe.
+ */
+const idempotencyTour = (server: TestServerService, mcp: Connected, key: string) =>
+  Effect.gen(function* () {
+    const balance = server
+      .get("/api/v2/credits", { key })
+      .pipe(Effect.map((r) => (r.json as { credits: number }).credits))
+    const before = yield* balance
+    const unique = (name: string) => `${name}-${crypto.randomUUID()}`
+
+    const transcribeKey = unique("transcribe")
+    const args = { video: videos.manualOnly, idempotency_key: transcribeKey }
+    const first = yield* call(mcp, "transcribe_video", args)
+    expect(first.structured).toMatchObject({ status: "completed", credits_used: 1 })
+    const retried = yield* call(mcp, "transcribe_video", args)
+    expect(retried.structured).toEqual(first.structured)
+    expect(yield* balance).toBe(before - 1)
+    // The same key on POST /transcribe with the same request: the first answer again.
+    const rest = yield* server.post("/api/v2/transcribe", {
+      key,
+      json: { video: videos.manualOnly },
+      headers: { "idempotency-key": transcribeKey }
+    })
+    expect(rest.json).toMatchObject({ request_id: first.structured.request_id, credits_used: 1 })
+    const conflict = yield* callFailing(mcp, "transcribe_video", { ...args, video: videos.autoOnly })
+    expect(conflict.error).toBe("conflict")
+    expect(yield* balance).toBe(before - 1)
+    expect((yield* callFailing(mcp, "transcribe_video", { ...args, idempotency_key: "" })).error).toBe(
+      "invalid_request"
+    )
+
+    const batchArgs = {
+      video_ids: [videos.manualAndAuto],
+      mode: "captions_only",
+      idempotency_key: unique("batch")
+    }
+    const batch = yield* call(mcp, "run_batch", batchArgs)
+    expect(batch.structured).toMatchObject({ status: "processing", summary: { total: 1 } })
+    const batchAgain = yield* call(mcp, "run_batch", batchArgs)
+    expect(batchAgain.structured.batch_id).toBe(batch.structured.batch_id)
+    expect((yield* callFailing(mcp, "run_batch", { ...batchArgs, video_ids: [videos.autoOnly] })).error).toBe(
+      "conflict"
+    )
+    const done = yield* eventually(
+      "the batch to finish",
+      Effect.map(call(mcp, "get_batch", { batch_id: batch.structured.batch_id }), ({ structured }) =>
+        structured.status === "processing" ? Option.none() : Option.some(structured)
+      )
+    )
+    expect(done).toMatchObject({ status: "completed", credits_used: 1 })
+    expect(yield* balance).toBe(before - 2)
+
+    for (const [tool, field, value] of [
+      ["resolve_playlist", "playlist", "PLvb8CaptionCases"],
+      ["resolve_channel", "channel", "@practicalcodelab"]
+    ] as const) {
+      const resolveArgs = { [field]: value, limit: 2, idempotency_key: unique(tool) }
+      const resolved = yield* call(mcp, tool, resolveArgs)
+      const again = yield* call(mcp, tool, resolveArgs)
+      expect(again.structured).toEqual(resolved.structured)
+      expect((yield* callFailing(mcp, tool, { ...resolveArgs, limit: 1 })).error).toBe("conflict")
+    }
+    // The channel resolve retried counted one of the month's channel jobs, not two.
+    const history = yield* server.get("/api/v2/channels/history", { key })
+    expect((history.json as { count: number }).count).toBe(1)
   })
 
 const catalogue = catalogueWithLongVideo()
@@ -460,9 +540,47 @@ layer(testServerOn({ platform: demoPlatform(catalogue) }), { timeout: 60_000, ex
           )
         })
       )
+
+      it.scoped("a retried call with an idempotency key charges once and answers the first answer", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* server.newAccount({ plan: "pro" })
+          yield* idempotencyTour(server, yield* httpClient(server.baseUrl, key), key)
+        })
+      )
+    })
+
+    describe("over the REST API (what stdio runs with VERBATIM_BASE_URL)", () => {
+      it.scoped("lists playlists and channels for paid plans, never for the free plan", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* server.newAccount({ plan: "business" })
+          const free = yield* server.newAccount({ plan: "free" })
+          yield* collectionTour(
+            yield* restClient(server.baseUrl, key),
+            yield* restClient(server.baseUrl, free.key)
+          )
+        })
+      )
+
+      it.scoped("a retried call with an idempotency key charges once and answers the first answer", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* server.newAccount({ plan: "pro" })
+          yield* idempotencyTour(server, yield* restClient(server.baseUrl, key), key)
+        })
+      )
     })
 
     describe("in process (what stdio runs on PostgreSQL)", () => {
+      it.scoped("a retried call with an idempotency key charges once and answers the first answer", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* server.newAccount({ plan: "pro" })
+          yield* idempotencyTour(server, yield* inProcessClient(key), key)
+        })
+      )
+
       it.scoped("lists playlists and channels for paid plans, never for the free plan", () =>
         Effect.gen(function* () {
           const server = yield* TestServer

@@ -1,13 +1,14 @@
 /**
  * What the MCP suites share: a demo catalogue with one long video, MCP clients of the SDK on each
  * transport (Streamable HTTP to the test server, stdio spawning `pnpm --silent mcp` against it, and
- * the in-process operations over an in-memory pair), and a tool call that checks the structured
- * output against the tool's output schema.
+ * the in-process or REST operations over an in-memory pair), and a tool call that checks the
+ * structured output against the tool's output schema.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { FetchHttpClient } from "@effect/platform"
 import { expect } from "@effect/vitest"
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -24,7 +25,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { mcpPath } from "@verbatim/api"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
-import { AccountOperations, inProcessByKey, makeServer } from "@verbatim/mcp-tools"
+import { AccountOperations, inProcessByKey, makeServer, type Operations, overHttp } from "@verbatim/mcp-tools"
 import { Effect, Redacted } from "effect"
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "../../..")
@@ -100,10 +101,9 @@ export const stdioClient = (baseUrl: string, key: string) =>
     })
   )
 
-/** A client of the in-process operations (what `pnpm mcp` runs on PostgreSQL), over an in-memory pair. */
-export const inProcessClient = (key: string) =>
+/** A client of an MCP server on `operations`, over an in-memory pair. */
+const inMemoryClient = (operations: Operations) =>
   Effect.gen(function* () {
-    const operations = yield* inProcessByKey(Redacted.make(key))
     const server = yield* makeServer.pipe(Effect.provideService(AccountOperations, operations))
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
     yield* Effect.acquireRelease(
@@ -112,6 +112,17 @@ export const inProcessClient = (key: string) =>
     )
     return yield* connected(clientSide)
   })
+
+/** A client of the in-process operations (what `pnpm mcp` runs on PostgreSQL), over an in-memory pair. */
+export const inProcessClient = (key: string) =>
+  Effect.flatMap(inProcessByKey(Redacted.make(key)), inMemoryClient)
+
+/** A client of the REST operations (what `pnpm mcp` runs with VERBATIM_BASE_URL), over an in-memory pair. */
+export const restClient = (baseUrl: string, key: string) =>
+  overHttp({ baseUrl, apiKey: Redacted.make(key) }).pipe(
+    Effect.provide(FetchHttpClient.layer),
+    Effect.flatMap(inMemoryClient)
+  )
 
 export interface Connected {
   readonly client: Client

@@ -2,10 +2,13 @@
  * `Idempotency-Key` on POST /transcribe and POST /batch over real HTTP: a retry with the same key and
  * request returns the first answer (status and body) and charges nothing again; the same key with
  * another request is 409; concurrent retries wait for the first instead of running twice (a property
- * over random interleavings: at most one charge); a refusal is an answer and is kept too.
+ * over random interleavings: at most one charge); a refusal is an answer and is kept too. The
+ * header is declared in the contract on the four endpoints that honour it, so the typed client sends it.
  */
 import { expect, layer } from "@effect/vitest"
+import { idempotencyHeaders } from "@verbatim/api"
 import { AccountAdmin } from "@verbatim/core"
+import { Api } from "@verbatim/domain"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { TestServer, TestServerLive, type TestServerService } from "./server.js"
@@ -131,5 +134,35 @@ layer(TestServerLive, { timeout: "120 seconds", excludeTestServices: true })("Id
           )
         )
       })
+  )
+
+  it.effect("the contract declares the header, and the typed client's retry is charged once", () =>
+    Effect.gen(function* () {
+      const server = yield* TestServer
+      const document = (yield* server.get("/api/v2/openapi.json")).json as {
+        paths: Record<string, Record<string, { parameters?: ReadonlyArray<{ name: string; in: string }> }>>
+      }
+      for (const path of ["/transcribe", "/batch", "/playlists/resolve", "/channels/resolve"]) {
+        expect(document.paths[path]?.post?.parameters, path).toContainEqual(
+          expect.objectContaining({ name: "idempotency-key", in: "header" })
+        )
+      }
+      const { key } = yield* server.newAccount({ plan: "pro", credits: 5, createdAt: oldAccount })
+      const client = yield* server.client(key)
+      const payload = new Api.TranscribeRequest({ video: videos.manualAndAuto, mode: "captions_only" })
+      const send = (idempotencyKey: string | undefined, request = payload) =>
+        client.transcribe.transcribe({ payload: request, headers: idempotencyHeaders(idempotencyKey) })
+      const first = yield* send("typed-1")
+      expect(first).toMatchObject({ status: "completed", credits_used: 1 })
+      expect(yield* send("typed-1")).toEqual(first)
+      expect(yield* balanceOf(server, key)).toBe(4)
+      const conflict = yield* Effect.flip(
+        send("typed-1", new Api.TranscribeRequest({ video: videos.multiLanguage, mode: "captions_only" }))
+      )
+      expect(conflict).toMatchObject({ code: "conflict" })
+      // Without a key, the same request is a new request (free now: the transcript is owned).
+      const keyless = yield* send(undefined)
+      expect(keyless.request_id).not.toBe(first.request_id)
+    })
   )
 })

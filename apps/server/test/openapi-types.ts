@@ -1472,7 +1472,10 @@ export interface operations {
   "transcribe.transcribe": {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        /** @description Any 1 to 255 visible ASCII characters (a UUID is a good key): a retry with the same key and request within 24 hours returns the first answer and charges nothing again; another request with the key is 409 conflict */
+        "idempotency-key"?: string
+      }
       path?: never
       cookie?: never
     }
@@ -2757,7 +2760,10 @@ export interface operations {
   "batch.createBatch": {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        /** @description Any 1 to 255 visible ASCII characters (a UUID is a good key): a retry with the same key and request within 24 hours returns the first answer and charges nothing again; another request with the key is 409 conflict */
+        "idempotency-key"?: string
+      }
       path?: never
       cookie?: never
     }
@@ -3076,7 +3082,10 @@ export interface operations {
   "playlists.resolve": {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        /** @description Any 1 to 255 visible ASCII characters (a UUID is a good key): a retry with the same key and request within 24 hours returns the first answer and charges nothing again; another request with the key is 409 conflict */
+        "idempotency-key"?: string
+      }
       path?: never
       cookie?: never
     }
@@ -3402,7 +3411,10 @@ export interface operations {
   "channels.resolve": {
     parameters: {
       query?: never
-      header?: never
+      header?: {
+        /** @description Any 1 to 255 visible ASCII characters (a UUID is a good key): a retry with the same key and request within 24 hours returns the first answer and charges nothing again; another request with the key is 409 conflict */
+        "idempotency-key"?: string
+      }
       path?: never
       cookie?: never
     }

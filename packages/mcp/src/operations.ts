@@ -6,12 +6,15 @@
  * - `inProcess`: the core use cases of this process. Each call is authorized as a REST request is
  *   (the account behind the key, then one request from the account's rate limit: 429
  *   `rate_limit_exceeded` when refused) and answered through core's boundary policy (`answer`: store
- *   and queue failures logged and answered `internal_error`). Credits are the use cases' own.
+ *   and queue failures logged and answered `internal_error`). Credits are the use cases' own; the
+ *   idempotent ones run through core's `Idempotency` under the REST endpoint's name, with the
+ *   request encoded as the REST handler encodes it, so a key means the same on both entry points.
  * - `overHttp`: the REST API of a running server, through the typed client of `@verbatim/api`; the
- *   server authenticates, limits and charges. Error bodies come back as the same `ApiError`.
+ *   server authenticates, limits and charges; an idempotency key is sent as `Idempotency-Key`.
+ *   Error bodies come back as the same `ApiError`.
  */
 import { type HttpClient, HttpClientError } from "@effect/platform"
-import { makeClient } from "@verbatim/api"
+import { idempotencyHeaders, makeClient } from "@verbatim/api"
 import {
   Access,
   type Account,
@@ -19,20 +22,32 @@ import {
   Balance,
   BatchWork,
   CollectionWork,
+  Idempotency,
   type InfrastructureError,
+  idempotentEndpoints,
   JobQueries,
+  type PersistenceError,
   rateLimitRefusal,
   StoredTranscripts,
   Transcribe
 } from "@verbatim/core"
-import { type Api, Errors, type Ids } from "@verbatim/domain"
+import { Api, Errors, type Ids } from "@verbatim/domain"
 import { Context, Effect, Redacted, Schema } from "effect"
 
 type Answer<A> = Effect.Effect<A, Errors.ApiError>
 
+/**
+ * The `Idempotency-Key` of a request that charges or counts: a retry with the same key and request
+ * answers the first answer and charges nothing again; the key with another request is `conflict`.
+ */
+export type IdempotencyKey = string | undefined
+
 export interface Operations {
   /** POST /transcribe. */
-  readonly transcribe: (request: Api.TranscribeRequest) => Answer<Api.TranscribeResponse>
+  readonly transcribe: (
+    request: Api.TranscribeRequest,
+    key?: IdempotencyKey
+  ) => Answer<Api.TranscribeResponse>
   /** POST /transcribe/estimate. */
   readonly estimate: (request: Api.EstimateRequest) => Answer<Api.EstimateResponse>
   /** GET /jobs/{job_id}. */
@@ -46,13 +61,19 @@ export interface Operations {
   /** GET /credits. */
   readonly credits: Answer<Api.CreditsResponse>
   /** POST /batch. */
-  readonly createBatch: (request: Api.BatchRequest) => Answer<Api.BatchProcessing>
+  readonly createBatch: (request: Api.BatchRequest, key?: IdempotencyKey) => Answer<Api.BatchProcessing>
   /** GET /batch/{batch_id}. */
   readonly batch: (id: Ids.BatchId) => Answer<Api.BatchResponse>
   /** POST /playlists/resolve. */
-  readonly resolvePlaylist: (request: Api.PlaylistResolveRequest) => Answer<Api.PlaylistResolveResponse>
+  readonly resolvePlaylist: (
+    request: Api.PlaylistResolveRequest,
+    key?: IdempotencyKey
+  ) => Answer<Api.PlaylistResolveResponse>
   /** POST /channels/resolve. */
-  readonly resolveChannel: (request: Api.ChannelResolveRequest) => Answer<Api.ChannelResolveResponse>
+  readonly resolveChannel: (
+    request: Api.ChannelResolveRequest,
+    key?: IdempotencyKey
+  ) => Answer<Api.ChannelResolveResponse>
 }
 
 /** The operations of the account an MCP session acts for. */
@@ -70,6 +91,7 @@ export type UseCases =
   | Balance
   | BatchWork
   | CollectionWork
+  | Idempotency
 
 /**
  * The operations on this process's use cases, for the account `authorize` gives (evaluated on
@@ -87,6 +109,7 @@ export const inProcess = (
     const balance = yield* Balance
     const batches = yield* BatchWork
     const collections = yield* CollectionWork
+    const idempotency = yield* Idempotency
 
     const authorized = Effect.gen(function* () {
       const account = yield* authorize
@@ -104,8 +127,22 @@ export const inProcess = (
         Effect.withSpan(`mcp.operation.${operation}`, { captureStackTrace: false })
       )
 
+    /** A use case run through `Idempotency` under a REST endpoint's name, on the encoded request. */
+    const once =
+      <A, I>(endpoint: string, key: IdempotencyKey, encoded: unknown, schema: Schema.Schema<A, I>) =>
+      (account: Account, work: Effect.Effect<A, Errors.ApiError | PersistenceError>) =>
+        idempotency.run(account, endpoint, key, encoded, schema, work)
+
     return {
-      transcribe: (request) => run("transcribe", (account) => transcribe.transcribe(account, request)),
+      transcribe: (request, key) =>
+        run("transcribe", (account) =>
+          once(
+            idempotentEndpoints.transcribe,
+            key,
+            Schema.encodeSync(Api.TranscribeRequest)(request),
+            Api.TranscribeResponse
+          )(account, transcribe.transcribe(account, request))
+        ),
       estimate: (request) => run("estimate", (account) => transcribe.estimate(account, request)),
       job: (id, query) => run("job", (account) => jobs.get(account, id, query)),
       transcripts: (query) => run("transcripts", (account) => stored.list(account, query)),
@@ -115,12 +152,34 @@ export const inProcess = (
         ),
       languages: (videoId, query) => run("languages", (account) => stored.languages(account, videoId, query)),
       credits: run("credits", (account) => balance.credits(account)),
-      createBatch: (request) => run("createBatch", (account) => batches.create(account, request)),
+      createBatch: (request, key) =>
+        run("createBatch", (account) =>
+          once(
+            idempotentEndpoints.batch,
+            key,
+            Schema.encodeSync(Api.BatchRequest)(request),
+            Api.BatchProcessing
+          )(account, batches.create(account, request))
+        ),
       batch: (id) => run("batch", (account) => batches.get(account, id)),
-      resolvePlaylist: (request) =>
-        run("resolvePlaylist", (account) => collections.resolvePlaylist(account, request)),
-      resolveChannel: (request) =>
-        run("resolveChannel", (account) => collections.resolveChannel(account, request))
+      resolvePlaylist: (request, key) =>
+        run("resolvePlaylist", (account) =>
+          once(
+            idempotentEndpoints.playlistResolve,
+            key,
+            Schema.encodeSync(Api.PlaylistResolveRequest)(request),
+            Api.PlaylistResolveResponse
+          )(account, collections.resolvePlaylist(account, request))
+        ),
+      resolveChannel: (request, key) =>
+        run("resolveChannel", (account) =>
+          once(
+            idempotentEndpoints.channelResolve,
+            key,
+            Schema.encodeSync(Api.ChannelResolveRequest)(request),
+            Api.ChannelResolveResponse
+          )(account, collections.resolveChannel(account, request))
+        )
     }
   })
 
@@ -187,7 +246,8 @@ export const overHttp = (options: RemoteOptions): Effect.Effect<Operations, neve
         Effect.withSpan(`mcp.rest.${operation}`, { captureStackTrace: false })
       )
     return {
-      transcribe: (payload) => call("transcribe", client.transcribe.transcribe({ payload })),
+      transcribe: (payload, key) =>
+        call("transcribe", client.transcribe.transcribe({ payload, headers: idempotencyHeaders(key) })),
       estimate: (payload) => call("estimate", client.transcribe.estimate({ payload })),
       job: (job_id, urlParams) => call("job", client.jobs.job({ path: { job_id }, urlParams })),
       transcripts: (urlParams) => call("transcripts", client.transcripts.list({ urlParams })),
@@ -196,9 +256,12 @@ export const overHttp = (options: RemoteOptions): Effect.Effect<Operations, neve
       languages: (video_id, urlParams) =>
         call("languages", client.transcripts.languages({ path: { video_id }, urlParams })),
       credits: call("credits", client.credits.credits()),
-      createBatch: (payload) => call("createBatch", client.batch.createBatch({ payload })),
+      createBatch: (payload, key) =>
+        call("createBatch", client.batch.createBatch({ payload, headers: idempotencyHeaders(key) })),
       batch: (batch_id) => call("batch", client.batch.batch({ path: { batch_id } })),
-      resolvePlaylist: (payload) => call("resolvePlaylist", client.playlists.resolve({ payload })),
-      resolveChannel: (payload) => call("resolveChannel", client.channels.resolve({ payload }))
+      resolvePlaylist: (payload, key) =>
+        call("resolvePlaylist", client.playlists.resolve({ payload, headers: idempotencyHeaders(key) })),
+      resolveChannel: (payload, key) =>
+        call("resolveChannel", client.channels.resolve({ payload, headers: idempotencyHeaders(key) }))
     }
   })

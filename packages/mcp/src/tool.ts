@@ -40,6 +40,45 @@ export const toolError = (error: Errors.ApiError): CallToolResult => ({
   content: [{ type: "text", text: JSON.stringify(error.toBody()) }]
 })
 
+/**
+ * An error whose fields are named as the tool names them: a tool that passes its input on under
+ * the REST request's field names (`playlist` as `playlist_url`) answers with its own names, in
+ * `details.issues` paths and in the messages.
+ */
+export const renameFields =
+  (names: { readonly [restField: string]: string }) =>
+  (error: Errors.ApiError): Errors.ApiError => {
+    const pattern = new RegExp(`\\b(${Object.keys(names).join("|")})\\b`, "g")
+    const rename = (text: string) => text.replace(pattern, (field) => names[field] ?? field)
+    const issues = error.details.issues
+    return new Errors.ApiError({
+      code: error.code,
+      message: rename(error.message),
+      details: {
+        ...error.details,
+        ...(Array.isArray(issues)
+          ? {
+              issues: issues.map((issue: unknown) => {
+                if (typeof issue !== "object" || issue === null) return issue
+                const { path, message } = issue as { path?: unknown; message?: unknown }
+                return {
+                  ...issue,
+                  ...(Array.isArray(path)
+                    ? {
+                        path: path.map((part: unknown) =>
+                          typeof part === "string" ? (names[part] ?? part) : part
+                        )
+                      }
+                    : {}),
+                  ...(typeof message === "string" ? { message: rename(message) } : {})
+                }
+              })
+            }
+          : {})
+      }
+    })
+  }
+
 const asStructured = (value: unknown): { [key: string]: unknown } =>
   typeof value === "object" && value !== null && !Array.isArray(value)
     ? (value as { [key: string]: unknown })

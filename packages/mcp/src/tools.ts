@@ -21,6 +21,8 @@
  * user, whether the account default asked for the confirmation (DESIGN decision 1) or the model
  * sent an ASR mode on its own.
  */
+
+import { maxIdempotencyKeyLength } from "@verbatim/core"
 import {
   Api,
   Asr,
@@ -38,7 +40,7 @@ import { Effect, Option, Schema } from "effect"
 import { type Chunk, chunkAt, chunkBudget, decodeCursor, encodeCursor, start, within } from "./chunks.js"
 import { AccountOperations } from "./operations.js"
 import { openingSnippet, type Snippet, searchSnippets } from "./snippets.js"
-import { defineTool, type McpTool } from "./tool.js"
+import { defineTool, type McpTool, renameFields } from "./tool.js"
 
 // ---------------------------------------------------------------------------------------------
 // Fields of the inputs, with descriptions for a model
@@ -70,6 +72,15 @@ const VideoIdInput = Api.VideoKey.annotations({
 const SourceInput = Transcript.SourceKind.annotations({
   description:
     "Which transcript when the video has several: manual (human captions), auto (auto captions), asr"
+})
+
+/** The REST API's `Idempotency-Key`, as a tool input (core checks the same rules again). */
+const IdempotencyKeyInput = Schema.String.pipe(
+  Schema.minLength(1),
+  Schema.maxLength(maxIdempotencyKeyLength),
+  Schema.pattern(/^[\x21-\x7e]+$/)
+).annotations({
+  description: `Optional: a key of your own (e.g. a UUID, 1 to ${maxIdempotencyKeyLength} visible ASCII characters) that makes a retry safe. Calling again with the same key and the same arguments within 24 hours answers the first answer and charges nothing again; the same key with other arguments is a conflict error. Use a new key for each new request`
 })
 
 const bounded = (min: number, max: number, value: number, description: string) =>
@@ -137,7 +148,8 @@ const TranscribeVideoInput = Schema.Struct({
     }),
     { default: () => false }
   ),
-  asr_options: Schema.optional(AsrOptionsInput)
+  asr_options: Schema.optional(AsrOptionsInput),
+  idempotency_key: Schema.optional(IdempotencyKeyInput)
 })
 type TranscribeVideoInput = typeof TranscribeVideoInput.Type
 
@@ -346,7 +358,8 @@ const transcribeVideo = defineTool({
           ...(input.language === undefined ? {} : { language: input.language }),
           ...(mode === undefined ? {} : { mode }),
           ...(asr_options === undefined ? {} : { asr_options })
-        })
+        }),
+        input.idempotency_key
       )
       return yield* transcribeOutput(input, response)
     })
@@ -757,7 +770,8 @@ const RunBatchInput = Schema.Struct({
         "An https URL that receives the finished batch; required by the API when speech recognition may run (modes auto and speech_to_text_only)"
     })
   ),
-  asr_options: Schema.optional(AsrOptionsInput)
+  asr_options: Schema.optional(AsrOptionsInput),
+  idempotency_key: Schema.optional(IdempotencyKeyInput)
 })
 
 const BatchSummaryOutput = Schema.Struct(Api.BatchSummary.fields)
@@ -830,7 +844,8 @@ const runBatch = defineTool({
           ...(mode === undefined ? {} : { mode }),
           ...(input.webhook_url === undefined ? {} : { webhook_url: input.webhook_url }),
           ...(input.asr_options === undefined ? {} : { asr_options: input.asr_options })
-        })
+        }),
+        input.idempotency_key
       )
       return {
         status: "processing" as const,
@@ -1014,7 +1029,8 @@ const ResolvePlaylistInput = Schema.Struct({
     Plan.playlistResolveLimit.max,
     Plan.playlistResolveLimit.default,
     "How many of its videos to list, in playlist order"
-  )
+  ),
+  idempotency_key: Schema.optional(IdempotencyKeyInput)
 })
 
 const ResolvePlaylistOutput = Schema.Struct({
@@ -1046,9 +1062,12 @@ const resolvePlaylist = defineTool({
   run: (input) =>
     Effect.gen(function* () {
       const operations = yield* AccountOperations
-      const resolved = yield* operations.resolvePlaylist(
-        new Api.PlaylistResolveRequest({ playlist_url: input.playlist, limit: input.limit })
-      )
+      const resolved = yield* operations
+        .resolvePlaylist(
+          new Api.PlaylistResolveRequest({ playlist_url: input.playlist, limit: input.limit }),
+          input.idempotency_key
+        )
+        .pipe(Effect.mapError(renameFields({ playlist_url: "playlist" })))
       return {
         collection_id: resolved.id,
         playlist_id: resolved.playlist_id,
@@ -1070,7 +1089,8 @@ const ResolveChannelInput = Schema.Struct({
       description:
         "How many of its newest videos to list; at most (and by default) the plan's cap: 500 basic, 1,500 pro, 3,000 business"
     })
-  )
+  ),
+  idempotency_key: Schema.optional(IdempotencyKeyInput)
 })
 
 const ResolveChannelOutput = Schema.Struct({
@@ -1103,12 +1123,15 @@ const resolveChannel = defineTool({
   run: (input) =>
     Effect.gen(function* () {
       const operations = yield* AccountOperations
-      const resolved = yield* operations.resolveChannel(
-        new Api.ChannelResolveRequest({
-          channel_url: input.channel,
-          ...(input.limit === undefined ? {} : { limit: input.limit })
-        })
-      )
+      const resolved = yield* operations
+        .resolveChannel(
+          new Api.ChannelResolveRequest({
+            channel_url: input.channel,
+            ...(input.limit === undefined ? {} : { limit: input.limit })
+          }),
+          input.idempotency_key
+        )
+        .pipe(Effect.mapError(renameFields({ channel_url: "channel" })))
       return {
         collection_id: resolved.id,
         channel_id: resolved.channel_id,

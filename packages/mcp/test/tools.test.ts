@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import { Errors } from "@verbatim/domain"
+import { renameFields } from "../src/tool.js"
 import { tools } from "../src/tools.js"
 
 const names = [
@@ -59,5 +61,55 @@ describe("tool listings", () => {
     expect(required.get_batch).toEqual(["batch_id"])
     expect(required.resolve_playlist).toEqual(["playlist"])
     expect(required.resolve_channel).toEqual(["channel"])
+  })
+
+  it("offer an optional idempotency_key exactly where the REST endpoint honours Idempotency-Key", () => {
+    const validator = new AjvJsonSchemaValidator()
+    const withKey = tools.filter((t) => "idempotency_key" in (t.listing.inputSchema.properties ?? {}))
+    expect(withKey.map((t) => t.name)).toEqual([
+      "transcribe_video",
+      "run_batch",
+      "resolve_playlist",
+      "resolve_channel"
+    ])
+    for (const { listing } of withKey) {
+      expect(listing.inputSchema.required ?? []).not.toContain("idempotency_key")
+      const field = (listing.inputSchema.properties as Record<string, object>).idempotency_key
+      const check = validator.getValidator(field as never)
+      expect(check("0b7f6c2e-retry").valid).toBe(true)
+      for (const bad of ["", "with space", "x".repeat(256)]) {
+        expect(check(bad).valid, `${listing.name} ${JSON.stringify(bad)}`).toBe(false)
+      }
+    }
+  })
+})
+
+describe("renameFields", () => {
+  it("names the tool's fields in the message and the issues, leaving other words and fields alone", () => {
+    const refused = new Errors.ApiError({
+      code: "invalid_request",
+      message: "playlist_url: not a playlist_url we know; limit is fine",
+      details: {
+        issues: [
+          { path: ["playlist_url"], message: "playlist_url must name a playlist" },
+          { path: ["limit", 0], message: "too big" }
+        ],
+        other: 1
+      }
+    })
+    const renamed = renameFields({ playlist_url: "playlist" })(refused)
+    expect(renamed.toBody()).toEqual({
+      error: "invalid_request",
+      message: "playlist: not a playlist we know; limit is fine",
+      details: {
+        issues: [
+          { path: ["playlist"], message: "playlist must name a playlist" },
+          { path: ["limit", 0], message: "too big" }
+        ],
+        other: 1
+      }
+    })
+    const unrelated = Errors.apiError("not_found", "no playlist_urls here")
+    expect(renameFields({ playlist_url: "playlist" })(unrelated).toBody()).toEqual(unrelated.toBody())
   })
 })

@@ -3,12 +3,12 @@
  * finished; 429 with Retry-After after 60 fetches of a finished batch in 24 hours).
  */
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { BatchWork, CurrentAccount, Idempotency } from "@verbatim/core"
+import { BatchWork, CurrentAccount, Idempotency, idempotentEndpoints } from "@verbatim/core"
 import { Api, Ids } from "@verbatim/domain"
 import { Effect, Schema } from "effect"
 import { apiId, basePath } from "../base.js"
 import { BadRequest, NotFound, PaymentRequired, TooManyRequests } from "../errors.js"
-import { idempotencyDescription, idempotencyKey } from "../idempotency.js"
+import { IdempotencyHeaders, idempotencyDescription } from "../idempotency.js"
 import { Authentication } from "../security.js"
 import { useCase } from "../use-case.js"
 
@@ -18,6 +18,7 @@ export class BatchGroup extends HttpApiGroup.make("batch")
   .add(
     HttpApiEndpoint.post("createBatch", "/batch")
       .setPayload(Api.BatchRequest)
+      .setHeaders(IdempotencyHeaders)
       .annotate(OpenApi.Description, idempotencyDescription)
       .addSuccess(Api.BatchProcessing, { status: 202 })
       .addError(PaymentRequired)
@@ -51,7 +52,7 @@ export class BatchGroup extends HttpApiGroup.make("batch")
 
 export const BatchHttp = HttpApiBuilder.group(HttpApi.make(apiId).add(BatchGroup), "batch", (handlers) =>
   handlers
-    .handle("createBatch", ({ payload }) =>
+    .handle("createBatch", ({ headers, payload }) =>
       Effect.gen(function* () {
         const batches = yield* BatchWork
         const idempotency = yield* Idempotency
@@ -59,8 +60,8 @@ export const BatchHttp = HttpApiBuilder.group(HttpApi.make(apiId).add(BatchGroup
         return yield* useCase(
           idempotency.run(
             account,
-            "batch",
-            yield* idempotencyKey,
+            idempotentEndpoints.batch,
+            headers["idempotency-key"],
             Schema.encodeSync(Api.BatchRequest)(payload),
             Api.BatchProcessing,
             batches.create(account, payload)

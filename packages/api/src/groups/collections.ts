@@ -13,6 +13,7 @@ import {
   CurrentAccount,
   Idempotency,
   type InfrastructureError,
+  idempotentEndpoints,
   type PersistenceError,
   Recommendations
 } from "@verbatim/core"
@@ -27,7 +28,7 @@ import {
   ServiceUnavailable,
   TooManyRequests
 } from "../errors.js"
-import { idempotencyDescription, idempotencyKey } from "../idempotency.js"
+import { IdempotencyHeaders, idempotencyDescription } from "../idempotency.js"
 import { query } from "../query.js"
 import { Authentication } from "../security.js"
 import { useCase } from "../use-case.js"
@@ -42,6 +43,7 @@ export class PlaylistsGroup extends HttpApiGroup.make("playlists")
   .add(
     HttpApiEndpoint.post("resolve", "/playlists/resolve")
       .setPayload(Api.PlaylistResolveRequest)
+      .setHeaders(IdempotencyHeaders)
       .annotate(OpenApi.Description, idempotencyDescription)
       .addSuccess(Api.PlaylistResolveResponse)
       .addError(Forbidden)
@@ -77,6 +79,7 @@ export class ChannelsGroup extends HttpApiGroup.make("channels")
   .add(
     HttpApiEndpoint.post("resolve", "/channels/resolve")
       .setPayload(Api.ChannelResolveRequest)
+      .setHeaders(IdempotencyHeaders)
       .annotate(OpenApi.Description, idempotencyDescription)
       .addSuccess(Api.ChannelResolveResponse)
       .addError(Forbidden)
@@ -128,6 +131,7 @@ export class RecommendationsGroup extends HttpApiGroup.make("recommendations")
 /** A resolve through core's `Idempotency` (the same key and body answer the first answer again). */
 const idempotentResolve = <A, I>(
   endpoint: string,
+  key: string | undefined,
   encoded: unknown,
   schema: Schema.Schema<A, I>,
   work: (
@@ -140,7 +144,7 @@ const idempotentResolve = <A, I>(
     const idempotency = yield* Idempotency
     const account = yield* CurrentAccount
     return yield* useCase(
-      idempotency.run(account, endpoint, yield* idempotencyKey, encoded, schema, work(collections, account))
+      idempotency.run(account, endpoint, key, encoded, schema, work(collections, account))
     )
   })
 
@@ -166,9 +170,10 @@ export const PlaylistsHttp = HttpApiBuilder.group(
   "playlists",
   (handlers) =>
     handlers
-      .handle("resolve", ({ payload }) =>
+      .handle("resolve", ({ headers, payload }) =>
         idempotentResolve(
-          "playlists.resolve",
+          idempotentEndpoints.playlistResolve,
+          headers["idempotency-key"],
           Schema.encodeSync(Api.PlaylistResolveRequest)(payload),
           Api.PlaylistResolveResponse,
           (collections, account) => collections.resolvePlaylist(account, payload)
@@ -185,9 +190,10 @@ export const ChannelsHttp = HttpApiBuilder.group(
   "channels",
   (handlers) =>
     handlers
-      .handle("resolve", ({ payload }) =>
+      .handle("resolve", ({ headers, payload }) =>
         idempotentResolve(
-          "channels.resolve",
+          idempotentEndpoints.channelResolve,
+          headers["idempotency-key"],
           Schema.encodeSync(Api.ChannelResolveRequest)(payload),
           Api.ChannelResolveResponse,
           (collections, account) => collections.resolveChannel(account, payload)

@@ -4,12 +4,12 @@
  * `status` literal.
  */
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { CurrentAccount, Idempotency, Transcribe } from "@verbatim/core"
+import { CurrentAccount, Idempotency, idempotentEndpoints, Transcribe } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
 import { Effect, Schema } from "effect"
 import { apiId, basePath } from "../base.js"
 import { BadRequest, Conflict, NotFound, PaymentRequired, ServiceUnavailable } from "../errors.js"
-import { idempotencyDescription, idempotencyKey } from "../idempotency.js"
+import { IdempotencyHeaders, idempotencyDescription } from "../idempotency.js"
 import { Authentication } from "../security.js"
 import { useCase } from "../use-case.js"
 
@@ -17,6 +17,7 @@ export class TranscribeGroup extends HttpApiGroup.make("transcribe")
   .add(
     HttpApiEndpoint.post("transcribe", "/transcribe")
       .setPayload(Api.TranscribeRequest)
+      .setHeaders(IdempotencyHeaders)
       .annotate(OpenApi.Description, idempotencyDescription)
       .addSuccess(Api.TranscribeDone)
       .addSuccess(Api.TranscribeProcessing, { status: 202 })
@@ -44,7 +45,7 @@ export const TranscribeHttp = HttpApiBuilder.group(
   "transcribe",
   (handlers) =>
     handlers
-      .handle("transcribe", ({ payload }) =>
+      .handle("transcribe", ({ headers, payload }) =>
         Effect.gen(function* () {
           const transcribe = yield* Transcribe
           const idempotency = yield* Idempotency
@@ -52,8 +53,8 @@ export const TranscribeHttp = HttpApiBuilder.group(
           return yield* useCase(
             idempotency.run(
               account,
-              "transcribe",
-              yield* idempotencyKey,
+              idempotentEndpoints.transcribe,
+              headers["idempotency-key"],
               Schema.encodeSync(Api.TranscribeRequest)(payload),
               Api.TranscribeResponse,
               transcribe.transcribe(account, payload)

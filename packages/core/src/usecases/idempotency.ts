@@ -1,5 +1,5 @@
 /**
- * Idempotent requests (`Idempotency-Key` on POST /transcribe and POST /batch): a retry with the same
+ * Idempotent requests (`Idempotency-Key` on POST /transcribe, POST /batch and the resolves): a retry with the same
  * key and request returns the first answer and charges nothing again; the same key with another
  * request is 409 `conflict`; keys are kept 24 hours; a retry that arrives while the first request
  * still runs waits for its answer instead of running twice.
@@ -21,6 +21,18 @@ export const idempotencyTtl = Duration.hours(24)
 /** How long a retry waits for the first request's answer before it gives up (409). */
 export const idempotencyWait = Duration.seconds(60)
 export const maxIdempotencyKeyLength = 255
+
+/**
+ * The endpoint names keys are kept under, shared by every entry point (the REST handlers and the
+ * MCP tools): a key sent to one endpoint over REST and again by the MCP tool of that endpoint with
+ * the same request answers the first answer.
+ */
+export const idempotentEndpoints = {
+  transcribe: "transcribe",
+  batch: "batch",
+  playlistResolve: "playlists.resolve",
+  channelResolve: "channels.resolve"
+} as const
 
 /** Removes up to `limit` entries past their expiry (kept 24 hours, never fewer); how many. */
 export const sweepExpiredIdempotencyKeys = (limit: number) =>
