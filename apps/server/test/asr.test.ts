@@ -106,6 +106,8 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
             expect(transcript.segments.length).toBeGreaterThan(0)
             expect(transcript.words?.map((w) => w.text).join(" ")).toBe(heard)
             expect(job.data.video_id).toBe(speech.welcome)
+            // Deleted at AssemblyAI once read: nothing of it is left there.
+            expect((yield* AssemblyAiStandIn).live()).toEqual([])
             expect(yield* balanceOf(server, key)).toBe(10 - quote.estimated_credits)
             const ledger = yield* Ledger
             expect(yield* ledger.balance(owner.id)).toBe(10 - quote.estimated_credits)
@@ -181,6 +183,36 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
             expect(french.json).toMatchObject({ language: "fr" })
             expect(french.text).toContain(`[fr] ${heard}`)
             expect(yield* balanceOf(server, key)).toBe(20 - quote.estimated_credits)
+          })
+      )
+
+      it.effect(
+        "a video over the 480-minute limit is refused before any work: 200 failed, no audio sent, nothing charged",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const standIn = yield* AssemblyAiStandIn
+            const { key } = yield* account(1000)
+            const before = standIn.requests.length
+            for (const request of [
+              { video: videos.veryLong, mode: "speech_to_text_only" },
+              { video: videos.veryLong, mode: "auto" },
+              { video: videos.veryLong, source: "asr", webhook_url: "https://hooks.example.com/x" }
+            ]) {
+              const response = yield* transcribe(server, key, request)
+              expect(response.status, response.text).toBe(200)
+              expect(response.json).toMatchObject({
+                status: "failed",
+                credits_used: 0,
+                duration_minutes: 540,
+                max_duration_minutes: 480
+              })
+            }
+            // The engine never heard of it, and no job is left to run.
+            expect(standIn.requests.length).toBe(before)
+            const jobs = yield* server.get(api("/jobs?status=processing"), { key })
+            expect(jobs.json).toMatchObject({ count: 0 })
+            expect(yield* balanceOf(server, key)).toBe(1000)
           })
       )
 
@@ -436,6 +468,70 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
             "not_found"
           )
         })
+      )
+
+      const uploaded = (server: TestServerService, key: string, overrides: Record<string, unknown> = {}) =>
+        Effect.gen(function* () {
+          const upload = Schema.decodeUnknownSync(Api.UploadCreateResponse)(
+            (yield* createUpload(server, key, overrides)).json
+          )
+          expect((yield* put(upload.signed_url, welcomeWav, "audio/wav")).status).toBe(200)
+          expect((yield* server.post(api(`/uploads/${upload.upload_id}/complete`), { key })).status).toBe(200)
+          return upload
+        })
+
+      it.effect("transcribing an upload needs a webhook_url: 400 naming it, the upload not consumed", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* account(10)
+          const upload = yield* uploaded(server, key)
+          expectInvalid(yield* transcribe(server, key, { upload_id: upload.upload_id }), ["webhook_url"])
+          expectInvalid(
+            yield* transcribe(server, key, { upload_id: upload.upload_id, mode: "speech_to_text_only" }),
+            ["webhook_url"]
+          )
+          // Still uploaded: complete answers 200 again, and a request with a webhook starts the job.
+          expect((yield* server.post(api(`/uploads/${upload.upload_id}/complete`), { key })).status).toBe(200)
+          yield* started(
+            yield* transcribe(server, key, {
+              upload_id: upload.upload_id,
+              webhook_url: "https://hooks.example.com/x"
+            })
+          )
+          expect(yield* balanceOf(server, key)).toBe(10)
+        })
+      )
+
+      it.effect(
+        "audio longer than the duration_sec it was declared and quoted with: the job fails, uncharged",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const { key } = yield* account(10)
+            // welcome.wav lasts 4.96 s: declared as 2 s it is more than 2 s longer than declared.
+            const short = yield* uploaded(server, key, { duration_sec: 2 })
+            const body = yield* started(
+              yield* transcribe(server, key, {
+                upload_id: short.upload_id,
+                webhook_url: "https://hooks.example.com/x"
+              })
+            )
+            const job = yield* pollJob(server, key, body.job_id)
+            expect(job).toMatchObject({ status: "failed", credits_used: 0 })
+            if (job.status === "failed") expect(job.error).toMatch(/duration_sec of 2/)
+            expect(yield* balanceOf(server, key)).toBe(10)
+            // Declared as 4 s (rounded down, within the slack) it is transcribed and charged as quoted.
+            const rounded = yield* uploaded(server, key, { duration_sec: 4 })
+            const fair = yield* started(
+              yield* transcribe(server, key, {
+                upload_id: rounded.upload_id,
+                webhook_url: "https://hooks.example.com/x"
+              })
+            )
+            const done = yield* pollJob(server, key, fair.job_id)
+            expect(done).toMatchObject({ status: "completed", credits_used: fair.estimated_credits })
+            expect(yield* balanceOf(server, key)).toBe(10 - fair.estimated_credits)
+          })
       )
 
       it.effect("the signed URL takes only the signed type and size, and no forged token", () =>

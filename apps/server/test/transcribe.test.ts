@@ -612,7 +612,11 @@ layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
             { video: videos.noCaptions, source: "asr", webhook_url: webhook },
             { video: videos.noCaptions, allow_asr: true, webhook_url: webhook }
           ]) {
-            expectError(yield* transcribe(server, key, body), 503, "asr_unavailable")
+            const response = yield* transcribe(server, key, body)
+            expectError(response, 503, "asr_unavailable")
+            // The message says how to get an engine.
+            expect(response.text).toContain("ASSEMBLYAI_API_KEY")
+            expect(response.text).toContain("scripts/install-speech.sh")
           }
           expect(yield* balanceOf(server, key)).toBe(10)
           const jobs = yield* allJobs(server, key)

@@ -7,7 +7,8 @@
  * the engine and completes the job with an `asr` transcript (with `translateTo`, the translation
  * is stored beside it as a transcript in that language); `JobLifecycle.settle` stores them and
  * charges once, on completion. The price is that of the real duration and the options that
- * applied, never more than the quote the caller accepted. Failures that may heal (the engine or
+ * applied, never more than the quote the caller accepted (an upload whose audio is longer than the
+ * duration it was declared and quoted with fails, uncharged). Failures that may heal (the engine or
  * the source busy, a 5xx) ask for a retry with backoff; the rest fail the job, uncharged.
  */
 import { Api, Asr, Errors, Ids, Plan, Pricing, Transcript } from "@verbatim/domain"
@@ -61,6 +62,29 @@ const retryable = (error: PlatformError): boolean =>
   error._tag === "PlatformUnavailable" || error._tag === "PlatformBlocked"
 
 const countWords = (text: string): number => (text.length === 0 ? 0 : text.split(/\s+/).length)
+
+/**
+ * How much longer than its declared `duration_sec` an upload's audio may really be: 2 s or 2 %,
+ * whichever is more (a declared duration is whole seconds, and some containers only estimate it).
+ */
+export const declaredDurationSlackMs = (declaredSeconds: number): number =>
+  Math.max(2_000, Math.ceil(declaredSeconds * 20))
+
+/**
+ * An upload is quoted (and its balance checked) from the `duration_sec` its caller declared, and the
+ * charge never exceeds that quote: audio really longer than declared (beyond the slack) fails the
+ * job uncharged, so a short declaration cannot buy a long recognition, nor pass the upload limit.
+ */
+export const longerThanDeclared = (
+  target: AsrTarget,
+  declaredSeconds: number | null,
+  heardMs: number
+): string | null =>
+  target._tag === "upload" &&
+  declaredSeconds !== null &&
+  heardMs > declaredSeconds * 1000 + declaredDurationSlackMs(declaredSeconds)
+    ? `upload ${target.id} lasts ${Math.ceil(heardMs / 1000)} s, longer than the duration_sec of ${declaredSeconds} it was registered and quoted with: register it again with its real duration (nothing was charged)`
+    : null
 
 export const makeAsrHandler = Effect.gen(function* () {
   const platform = yield* VideoPlatform
@@ -155,9 +179,12 @@ export const makeAsrHandler = Effect.gen(function* () {
     job: JobRecord,
     payload: AsrPayload,
     options: Asr.EffectiveAsrOptions,
+    audio: AudioInput,
     heard: Recognition
   ) =>
     Effect.gen(function* () {
+      const tooLong = longerThanDeclared(payload.target, audio.durationSeconds, heard.durationMs)
+      if (tooLong !== null) return failed(tooLong)
       const text = heard.text.trim()
       if (text.length === 0) return failed(`no speech was recognised in ${job.videoId}`)
       const durationSeconds = Math.max(1, Math.ceil(heard.durationMs / 1000))
@@ -244,7 +271,7 @@ export const makeAsrHandler = Effect.gen(function* () {
       const audio = yield* audioOf(job, payload.target)
       if (Either.isLeft(audio)) return audio.left
       return yield* stt.transcribe(audio.right, options.right).pipe(
-        Effect.flatMap((heard) => completed(job, payload, options.right, heard)),
+        Effect.flatMap((heard) => completed(job, payload, options.right, audio.right, heard)),
         Effect.catchAll((error) => Effect.succeed(fromSpeechError(job, error)))
       )
     }).pipe(
