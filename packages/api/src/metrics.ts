@@ -119,6 +119,15 @@ export const routeTemplate = (method: string, url: string): string => {
   return "unmatched"
 }
 
+const signedPutPath = `${basePath}/uploads/files/`
+
+/**
+ * The request's path as the log shows it: a signed upload URL's token is a credential (it lets
+ * anyone PUT the upload's bytes for an hour), so it is written as `<token>`.
+ */
+export const loggedUrl = (url: string): string =>
+  url.startsWith(signedPutPath) ? `${signedPutPath}<token>` : url
+
 const probes: ReadonlySet<string> = new Set(["/api/v2/ping", "/api/v2/health", metricsPath])
 
 /** Records one answered request in the metrics. */
@@ -144,7 +153,7 @@ export const observeRequests = (app: HttpApp.Default): HttpApp.Default =>
       const ms = performance.now() - start
       const route = routeTemplate(request.method, request.url)
       recordRequest(request.method, route, status, ms / 1000)
-      const line = `${request.method} ${request.url} ${status} ${ms.toFixed(1)}ms`
+      const line = `${request.method} ${loggedUrl(request.url)} ${status} ${ms.toFixed(1)}ms`
       const annotations = {
         "http.method": request.method,
         "http.route": route,

@@ -53,6 +53,19 @@ describe("observeRequests", () => {
     })
   )
 
+  it.effect("never writes a signed upload URL's token: it is a credential", () =>
+    Effect.gen(function* () {
+      const token = "eyJ2IjoxfQ.c2lnbmF0dXJl"
+      const { lines } = yield* answer("PUT", `/api/v2/uploads/files/${token}`, 200)
+      expect(lines).toHaveLength(1)
+      expect(JSON.stringify(lines)).not.toContain(token)
+      expect(lines[0]?.message).toEqual([
+        expect.stringMatching(/^PUT \/api\/v2\/uploads\/files\/<token> 200 /)
+      ])
+      expect(lines[0]?.annotations["http.route"]).toBe("/api/v2/uploads/files/:token")
+    })
+  )
+
   it.effect("logs the probes at debug level", () =>
     Effect.gen(function* () {
       for (const path of ["/api/v2/ping", "/api/v2/health", "/metrics"]) {
