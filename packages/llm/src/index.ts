@@ -9,3 +9,4 @@
  */
 export * from "./config.js"
 export * from "./model.js"
+export * as AiTranslator from "./translator.js"

@@ -250,3 +250,16 @@ export const layerWithStandIn = (
       Layer.merge(Layer.succeed(LlmStandIn, server), llmLayer(server.settings(overrides)))
     )
   )
+
+/**
+ * A `respond` that translates like the AI translator expects: the user message is the chunk's
+ * `[{ i, text }]`, the answer `{ segments: [{ i, text: translate(text, target) }] }`; the target
+ * is read from the system text. Default `translate`: `[<target>] <text>`.
+ */
+export const translating =
+  (translate: (text: string, target: string) => string = (text, target) => `[${target}] ${text}`) =>
+  (request: ResponsesRequest): Reply => {
+    const target = /into the language with code "([^"]+)"/.exec(request.system)?.[1] ?? "?"
+    const items = JSON.parse(request.prompt) as ReadonlyArray<{ readonly i: number; readonly text: string }>
+    return json({ segments: items.map((item) => ({ i: item.i, text: translate(item.text, target) })) })
+  }

@@ -32,6 +32,7 @@ import {
   type SignedPutReceiver,
   type SpeechToText,
   sharedFetches,
+  type Translator,
   type ThemesEngine,
   ThemesLive,
   type ThemesSettings,
@@ -63,6 +64,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { speechFor, storageFor } from "./media.js"
 import { PkceHashLive } from "./oauth.js"
 import type { InfrastructureSettings, WorkSettings } from "./settings.js"
+import { translationFor } from "./translation.js"
 import { ThemesFromConfig } from "./themes.js"
 
 /** The persistence of the settings: PGlite in the data folder, or PostgreSQL; migrated when built. */
@@ -113,6 +115,7 @@ export type Infrastructure =
   | WebhookSender
   | WebhookAllowList
   | SpeechToText
+  | Translator
   | BlobStore
   | SignedPutReceiver
   | ServiceUrl
@@ -131,6 +134,7 @@ export const infrastructureFor = (settings: InfrastructureSettings, serverUrl = 
     NodeServicesLive,
     Layer.succeed(WebhookAllowList, settings.work.allowedHosts),
     speechFor(settings.speech),
+    translationFor(settings.translation ?? "auto"),
     storageFor(
       settings.storage,
       Option.getOrElse(settings.publicUrl, () => serverUrl)

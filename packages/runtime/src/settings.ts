@@ -25,6 +25,7 @@
  * | VERBATIM_WEBHOOK_ALLOWED_HOSTS | none | hosts that may resolve to private addresses (comma-separated) |
  * | VERBATIM_WEBHOOK_SCHEDULE | 0,5s,5m,30m,2h,5h,10h,10h | waits before each delivery attempt |
  * | VERBATIM_ASR, VERBATIM_S3_*, VERBATIM_BLOB_*, VERBATIM_PUBLIC_URL | see `media.ts` | speech recognition and upload storage |
+ * | VERBATIM_TRANSLATION, VERBATIM_AI_*, VERBATIM_APERTIUM_* | see `translation.ts` | machine translation |
  * | VERBATIM_LOG_LEVEL | info | the least severe log level written: trace, debug, info, warning, error, fatal or none |
  * | VERBATIM_LOG_FORMAT | json when stdout is not a terminal, else pretty | `json`: one JSON object per line; `pretty`: one readable line |
  */
@@ -42,6 +43,7 @@ import {
   StorageConfig,
   type StorageSettings
 } from "./media.js"
+import { TranslationEngineConfig, type TranslationEngineName } from "./translation.js"
 
 /** The video platforms a process can use: YouTube (the default), or the demo catalogue (offline). */
 export type PlatformName = "youtube" | "demo"
@@ -87,6 +89,8 @@ export interface InfrastructureSettings {
   readonly redis: RedisSettings
   readonly work: WorkSettings
   readonly speech: SpeechEngineName
+  /** VERBATIM_TRANSLATION (absent: auto), see `translation.ts`. */
+  readonly translation?: TranslationEngineName
   readonly storage: StorageSettings
   /** VERBATIM_PUBLIC_URL: where clients reach this service; unset: the server's own address. */
   readonly publicUrl: Option.Option<string>
@@ -135,6 +139,7 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
   allowedHosts: webhookAllowedHostsConfig,
   schedule: ScheduleConfig,
   speech: SpeechEngineConfig,
+  translation: TranslationEngineConfig,
   publicUrl: PublicUrlConfig,
   storage: StorageConfig
 }).pipe(
@@ -148,11 +153,13 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
       redis,
       workerMode,
       speech,
+      translation,
       publicUrl,
       storage,
       ...work
     }) => ({
       speech,
+      translation,
       publicUrl,
       storage,
       database,

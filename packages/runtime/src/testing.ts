@@ -20,6 +20,7 @@ import {
   type SpeechToText,
   sharedFetches,
   type TestWorkPayload,
+  type Translator,
   type ThemesEngine,
   type ThemesSettings,
   type VideoPlatform,
@@ -34,6 +35,7 @@ import { DateTime, Duration, Effect, Layer, Option, Redacted, Schedule } from "e
 import { demoPlatform, queuesFor } from "./layers.js"
 import { noSpeechToText, speechHint, storageFor } from "./media.js"
 import type { WorkSettings } from "./settings.js"
+import { noTranslator, translationHint } from "./translation.js"
 import { testThemes } from "./themes.js"
 
 /** Fast work settings for tests. */
@@ -89,6 +91,8 @@ export interface TestInfrastructureOptions {
   readonly redisUrl?: string | undefined
   /** The speech engine (default: none, so ASR requests answer 503 `asr_unavailable`). */
   readonly speech?: Layer.Layer<SpeechToText, unknown> | undefined
+  /** The machine translation engine (default: none, so `provider: "ai"` answers 400 naming the reason). */
+  readonly translator?: Layer.Layer<Translator, unknown> | undefined
   /** Where the local store's signed URLs point (the test server's address). */
   readonly publicUrl?: string | undefined
   /** The themes engine and settings (default: the local engine, `testThemes()`). */
@@ -134,6 +138,7 @@ export const testInfrastructure = (options: TestInfrastructureOptions = {}) => {
     staticResolver(testHosts),
     Layer.succeed(WebhookAllowList, testAllowedHosts),
     options.speech ?? noSpeechToText(`no speech engine in this test; ${speechHint}`),
+    options.translator ?? noTranslator(`no translation engine in this test; ${translationHint}`),
     testStorage(options.publicUrl ?? "http://127.0.0.1:9"),
     Layer.succeed(ServiceUrl, options.publicUrl ?? "http://127.0.0.1:9"),
     options.themes ?? testThemes()

@@ -68,6 +68,7 @@ describe("dependency arrows", () => {
 
   // Adapters implement core's ports: they know neither the HTTP contract nor the wiring that picks them.
   const adapters = [
+    "apertium",
     "assemblyai",
     "crypto",
     "db",

@@ -10,6 +10,7 @@ import { JobLifecycleLive } from "./job-lifecycle.js"
 import { JobQueriesLive } from "./job-queries.js"
 import { StoredTranscriptsLive } from "./stored-transcripts.js"
 import { TranscribeLive } from "./transcribe-live.js"
+import { TranslateLive } from "./translate.js"
 import { MediaUploadsLive } from "./uploads.js"
 
 export * from "./asr-work.js"
@@ -24,7 +25,15 @@ export * from "./shared-fetches.js"
 export * from "./test-work.js"
 export * from "./uploads.js"
 export * from "./worker.js"
-export { AccessLive, AccountAdminLive, BalanceLive, JobQueriesLive, StoredTranscriptsLive, TranscribeLive }
+export {
+  AccessLive,
+  AccountAdminLive,
+  BalanceLive,
+  JobQueriesLive,
+  StoredTranscriptsLive,
+  TranscribeLive,
+  TranslateLive
+}
 
 /** The request-path use cases, and the job lifecycle they share with the worker. */
 export const UseCasesLive = Layer.mergeAll(
@@ -34,6 +43,7 @@ export const UseCasesLive = Layer.mergeAll(
   JobQueriesLive,
   StoredTranscriptsLive,
   TranscribeLive,
+  TranslateLive,
   MediaUploadsLive,
   BatchWorkLive,
   CollectionWorkLive,

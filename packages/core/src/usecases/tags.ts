@@ -118,6 +118,18 @@ export class StoredTranscripts extends Context.Tag("@verbatim/core/StoredTranscr
   }
 >() {}
 
+/** POST /transcripts/{video_id}/translate. */
+export class Translate extends Context.Tag("@verbatim/core/Translate")<
+  Translate,
+  {
+    readonly translate: (
+      account: Account,
+      videoId: string,
+      request: Api.TranslateRequest
+    ) => Fails<Api.TranslateResponse>
+  }
+>() {}
+
 /** GET /credits. */
 export class Balance extends Context.Tag("@verbatim/core/Balance")<
   Balance,

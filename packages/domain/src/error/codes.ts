@@ -6,7 +6,8 @@
  * `forbidden` 403, `plan_required` 403 (paid-only features, decision 10), `not_found` 404,
  * `video_unavailable` 404 (the video does not exist, was removed or cannot be played; like
  * `no_captions`, a fact about the video that retrying will not change), `conflict` 409,
- * `platform_blocked` 503 and `asr_unavailable` 503 (temporary: retry later).
+ * `platform_blocked` 503, `asr_unavailable` 503 and `translation_unavailable` 503 (temporary: retry
+ * later; a failed translation is not charged).
  *
  * The video platform's refusals (docs/decisions.md, "YouTube adapter"): `video_private`,
  * `age_restricted`, `subscription_required` (members-only or paid) and `region_blocked` 403 (the
@@ -37,6 +38,7 @@ export const ErrorCode = Schema.Literal(
   "internal_error",
   "platform_blocked",
   "asr_unavailable",
+  "translation_unavailable",
   "video_private",
   "age_restricted",
   "subscription_required",
@@ -102,6 +104,12 @@ export const errorCatalogue: { readonly [C in ErrorCode]: ErrorInfo } = {
   asr_unavailable: {
     status: 503,
     meaning: "Speech recognition is not available; retry later",
+    retryable: true
+  },
+  translation_unavailable: {
+    status: 503,
+    meaning:
+      "The translation engine failed or did not answer after its retries; nothing was charged; retry later",
     retryable: true
   },
   video_private: { status: 403, meaning: "The video is private", retryable: false },

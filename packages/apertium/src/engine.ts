@@ -1,0 +1,185 @@
+/**
+ * The `Translator` port on Debian's Apertium: `apertium -u <mode>` as a child process, the
+ * segments' texts one per line on its input (Apertium keeps line breaks where they are), one
+ * translated line per segment on its output. Long transcripts go in runs of whole segments
+ * (`Translation.chunkTexts`); a run that fails (exit status, time limit, a line count that does not
+ * match) is run once more, then fails the translation with `TranslationFailed`.
+ *
+ * The texts go through a temporary file (Apertium opens `/dev/stdin`, which a socket cannot be).
+ *
+ * `supports` reads the installed modes (`apertium -l`, cached for a minute): a pair without a mode
+ * is refused naming the pair, the engine and the installed modes; without Apertium, naming how to
+ * install it. The layer builds whether or not Apertium is installed.
+ */
+import { Command, CommandExecutor, FileSystem } from "@effect/platform"
+import type { PlatformError } from "@effect/platform/Error"
+import { NodeContext } from "@effect/platform-node"
+import { TranslationFailed, type TranslationInput, TranslationUnsupported, Translator } from "@verbatim/core"
+import { type Language, Translation } from "@verbatim/domain"
+import { type ConfigError, Duration, Effect, Layer, Option, Stream } from "effect"
+import { ApertiumConfig, type ApertiumSettings } from "./config.js"
+import { modeFor, parseModes } from "./pairs.js"
+
+export const engine = "apertium"
+
+/** How to install the engine, for messages. */
+export const installHint =
+  "run scripts/install-translation.sh (as root, or with sudo), or install the Debian packages: apt-get install --no-install-recommends apertium apertium-eng-spa"
+
+interface Ran {
+  readonly exitCode: Option.Option<number>
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const run = (command: Command.Command) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const child = yield* Command.start(command)
+      const [stdout, stderr, exitCode] = yield* Effect.all(
+        [
+          child.stdout.pipe(Stream.decodeText(), Stream.mkString),
+          child.stderr.pipe(
+            Stream.decodeText(),
+            Stream.runFold("", (kept, text) => (kept + text).slice(-4096))
+          ),
+          Effect.option(child.exitCode)
+        ],
+        { concurrency: "unbounded" }
+      )
+      return { exitCode: Option.map(exitCode, Number), stdout, stderr } satisfies Ran
+    })
+  )
+
+const lastLines = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0)
+    .slice(-3)
+    .join(" | ")
+
+const notInstalled = (error: PlatformError) => error._tag === "SystemError" && error.reason === "NotFound"
+
+export const make = Effect.fn("Apertium.make")(function* (settings: ApertiumSettings) {
+  const executor = yield* CommandExecutor.CommandExecutor
+  const fs = yield* FileSystem.FileSystem
+  const permits = yield* Effect.makeSemaphore(settings.concurrency)
+
+  /** The installed modes; empty when Apertium is not installed. */
+  const listModes = run(Command.make(settings.binary, "-l")).pipe(
+    Effect.map((ran) => parseModes(ran.stdout)),
+    Effect.catchAll((error) =>
+      Effect.as(
+        notInstalled(error) ? Effect.void : Effect.logWarning("apertium -l could not be run", error.message),
+        [] as ReadonlyArray<string>
+      )
+    ),
+    Effect.provideService(CommandExecutor.CommandExecutor, executor)
+  )
+  const modes = yield* Effect.cachedWithTTL(listModes, Duration.minutes(1))
+
+  const first = yield* modes
+  yield* first.length === 0
+    ? Effect.logInfo(`Apertium: no language pair is installed; ${installHint}`)
+    : Effect.logInfo(`Apertium: ${first.join(", ")}`)
+
+  const refuse = (source: string, target: string, reason: string) =>
+    new TranslationUnsupported({ engine, source, target, reason })
+
+  const mode = (source: Language.LanguageCode, target: Language.LanguageCode) =>
+    Effect.flatMap(modes, (installed) => {
+      if (installed.length === 0) {
+        return Effect.fail(refuse(source, target, `Apertium is not installed; ${installHint}`))
+      }
+      const found = modeFor(installed, source, target)
+      return found === undefined
+        ? Effect.fail(
+            refuse(
+              source,
+              target,
+              `Apertium has no ${source}-${target} pair here (installed: ${installed.join(", ")}); more pairs are Debian packages named apertium-<source>-<target>`
+            )
+          )
+        : Effect.succeed(found)
+    })
+
+  const translateRun = (direction: string, chunk: Translation.Chunk, index: number) =>
+    Effect.gen(function* () {
+      // Apertium reads its input from a file: it opens /dev/stdin, which fails on the socket node
+      // gives a child as stdin.
+      const file = yield* fs.makeTempFileScoped({ prefix: "verbatim-apertium-" })
+      yield* fs.writeFileString(file, `${chunk.pieces.map((p) => p.text).join("\n")}\n`)
+      const ran = yield* run(Command.make(settings.binary, "-u", direction, file)).pipe(
+        Effect.mapError((error) => `apertium could not be run: ${error.message}`),
+        Effect.timeoutFail({
+          duration: settings.timeout,
+          onTimeout: () => `apertium did not finish within ${Duration.format(settings.timeout)}`
+        })
+      )
+      if (Option.getOrElse(ran.exitCode, () => -1) !== 0) {
+        return yield* Effect.fail(
+          `apertium exited with ${Option.getOrElse(ran.exitCode, () => "no status")}: ${lastLines(ran.stderr)}`
+        )
+      }
+      const lines = ran.stdout.replace(/\n$/, "").split("\n")
+      if (lines.length !== chunk.pieces.length) {
+        return yield* Effect.fail(`apertium answered ${lines.length} lines for ${chunk.pieces.length}`)
+      }
+      return chunk.pieces.map((piece, i) => ({ segment: piece.segment, text: lines[i] ?? "" }))
+    }).pipe(
+      Effect.mapError((error) =>
+        typeof error === "string" ? error : `a temporary file failed: ${error.message}`
+      ),
+      Effect.scoped,
+      permits.withPermits(1),
+      Effect.tapError((reason) => Effect.logWarning(`apertium run ${index} failed`, reason)),
+      Effect.retry({ times: 1 }),
+      Effect.mapError(
+        (reason) => new TranslationFailed({ engine, reason: `run ${index + 1} failed twice: ${reason}` })
+      )
+    )
+
+  const translate = (input: TranslationInput) =>
+    Effect.gen(function* () {
+      const direction = yield* mode(input.source, input.target)
+      // One line per segment: line breaks inside a segment are spaces.
+      const texts = input.texts.map((t) => t.replace(/\s+/g, " ").trim())
+      const chunks = Translation.chunkTexts(texts, settings.maxCharacters)
+        .map((chunk) => ({ ...chunk, pieces: chunk.pieces.filter((p) => p.text.length > 0) }))
+        .filter((chunk) => chunk.pieces.length > 0)
+      const pieces = yield* Effect.forEach(chunks, (chunk, i) => translateRun(direction, chunk, i), {
+        concurrency: settings.concurrency
+      })
+      return Translation.joinPieces(input.texts.length, pieces.flat())
+    }).pipe(
+      Effect.provideService(CommandExecutor.CommandExecutor, executor),
+      Effect.withSpan("Apertium.translate", {
+        attributes: { "translation.segments": input.texts.length, "translation.target": input.target },
+        captureStackTrace: false
+      })
+    )
+
+  return Translator.of({
+    engine,
+    supports: (source, target) => Effect.asVoid(mode(source, target)),
+    translate
+  })
+})
+
+/** Whether Apertium is installed with at least one pair (for the start-up choice of engine). */
+export const installedModes = (settings: ApertiumSettings) =>
+  run(Command.make(settings.binary, "-l")).pipe(
+    Effect.map((ran) => parseModes(ran.stdout)),
+    Effect.orElseSucceed((): ReadonlyArray<string> => []),
+    Effect.provide(NodeContext.layer)
+  )
+
+/** The engine over these settings; builds whether or not Apertium is installed. */
+export const layer = (settings: ApertiumSettings): Layer.Layer<Translator> =>
+  Layer.effect(Translator, make(settings)).pipe(Layer.provide(NodeContext.layer))
+
+/** The engine over the environment's settings (`ApertiumConfig`). */
+export const layerConfig: Layer.Layer<Translator, ConfigError.ConfigError> = Layer.unwrapEffect(
+  Effect.map(ApertiumConfig, layer)
+)

@@ -1,0 +1,320 @@
+/**
+ * POST /transcripts/{video_id}/translate: an owned transcript into another language, stored as an
+ * owned transcript in the target language whose segments keep the source's start and end times.
+ *
+ * 1. The account's transcripts of the video (404 when none). One already in the target language is
+ *    returned for 0 credits (`provider_used: null`).
+ * 2. The source: the best owned transcript (human captions, auto captions, ASR; newest first), in
+ *    `source_language` when given (403 when none is owned in it, as GET /transcripts does).
+ * 3. The providers to try, in order: `provider: "ai"` → the machine translation engine (the
+ *    `Translator` port: the configured model, or Apertium on the embedded default); otherwise the
+ *    platform's caption translation first, then the engine only with `allow_ai_fallback`.
+ *    Providers that cannot do this pair are dropped before anything is charged; when none is left,
+ *    400 `unsupported_language` naming `target_language`, the pair and why each refused.
+ * 4. The price (1 credit per 2,500 characters of the source text) against the balance: 402 before
+ *    any work.
+ * 5. The translation; a provider that fails hands over to the next, the last failure is the answer
+ *    (nothing stored, nothing charged).
+ * 6. In ONE transaction: store the translation and, when this request created it, charge its price
+ *    keyed on the new transcript (`charge:translation:<id>`). A concurrent request for the same
+ *    translation finds the row stored (the unique account, video, language and source kind) and
+ *    answers it for 0 credits, so a translation is charged exactly once.
+ */
+import { Api, Errors, Language, Pricing, Transcript } from "@verbatim/domain"
+import { Array as Arr, DateTime, Effect, Either, Layer, Option } from "effect"
+import type { Account } from "../ports/accounts.js"
+import { Ledger } from "../ports/ledger.js"
+import { Secrets } from "../ports/secrets.js"
+import { Transactor } from "../ports/transactor.js"
+import { type TranscriptRecord, Transcripts } from "../ports/transcripts.js"
+import { Translator } from "../ports/translator.js"
+import { VideoPlatform } from "../ports/video-platform.js"
+import { fromPlatformError, notFound } from "./failures.js"
+import { transcriptPayload } from "./payload.js"
+import { byPreference } from "./stored-transcripts.js"
+import { Translate } from "./tags.js"
+
+type Provider = Api.TranslateProvider
+
+const countWords = (text: string): number => (text.length === 0 ? 0 : text.split(" ").length)
+
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
+
+const fullPayload = { segments: true, paragraphs: false, words: false }
+
+/** A provider that can do the pair, with how it translates. */
+interface Ready {
+  readonly provider: Provider
+  readonly name: string
+  readonly run: Effect.Effect<ReadonlyArray<Transcript.Segment>, Errors.ApiError>
+}
+
+const unsupported = (
+  source: TranscriptRecord,
+  target: Language.LanguageCode,
+  refusals: ReadonlyArray<string>
+) =>
+  Errors.apiError(
+    "unsupported_language",
+    `target_language ${target} is not supported for this transcript (${source.language} → ${target}): ${refusals.join("; ")}`,
+    {
+      field: "target_language",
+      target_language: target,
+      source_language: source.language,
+      refusals
+    }
+  )
+
+export const TranslateLive = Layer.effect(
+  Translate,
+  Effect.gen(function* () {
+    const transcripts = yield* Transcripts
+    const ledger = yield* Ledger
+    const tx = yield* Transactor
+    const secrets = yield* Secrets
+    const platform = yield* VideoPlatform
+    const translator = yield* Translator
+
+    const answer = (record: TranscriptRecord, credits: number, provider: Provider | null, message: string) =>
+      new Api.TranslateResponse({
+        success: true,
+        message,
+        language: record.language,
+        credits_used: credits,
+        provider_used: provider,
+        transcript: transcriptPayload(record, fullPayload)
+      })
+
+    /** The platform's translation of the source's own caption track, when the video offers the target. */
+    const platformReady = (source: TranscriptRecord, target: Language.LanguageCode) =>
+      Effect.gen(function* () {
+        const kind = source.sourceKind
+        if (kind === "asr") {
+          return Either.left(
+            "platform: the transcript was made by speech recognition, not from a caption track"
+          )
+        }
+        const details = yield* platform.video(source.videoId as never).pipe(Effect.either)
+        if (details._tag === "Left") {
+          return Either.left(`platform: ${fromPlatformError(details.left).message}`)
+        }
+        const track = details.right.captionTracks.find(
+          (t) => t.kind === kind && same(t.language, source.language)
+        )
+        if (track === undefined) {
+          return Either.left(`platform: the video has no ${kind} ${source.language} caption track any more`)
+        }
+        if (!details.right.translationLanguages.some((l) => same(l, target))) {
+          return Either.left(`platform: the video's captions are not translated into ${target}`)
+        }
+        const run = platform.captions(source.videoId as never, track, { translateTo: target }).pipe(
+          Effect.mapError(fromPlatformError),
+          // The platform translates the same cues: on as many segments, the source's times are kept.
+          Effect.map((segments) =>
+            segments.length === source.segments.length
+              ? source.segments.map(
+                  (s, i) =>
+                    new Transcript.Segment(
+                      { text: segments[i]?.text ?? "", start: s.start, end: s.end },
+                      true
+                    )
+                )
+              : segments
+          )
+        )
+        return Either.right<Ready>({ provider: "platform", name: "the platform's caption translation", run })
+      })
+
+    /** The machine translation engine, when it does the pair. */
+    const engineReady = (source: TranscriptRecord, target: Language.LanguageCode) =>
+      translator.supports(source.language, target).pipe(
+        Effect.as(
+          Either.right<Ready>({
+            provider: "ai",
+            name: translator.engine,
+            run: translator
+              .translate({ source: source.language, target, texts: source.segments.map((s) => s.text) })
+              .pipe(
+                Effect.map((texts) =>
+                  source.segments.map(
+                    (s, i) =>
+                      new Transcript.Segment(
+                        { text: (texts[i] ?? "").trim(), start: s.start, end: s.end },
+                        true
+                      )
+                  )
+                ),
+                Effect.mapError((error) =>
+                  error._tag === "TranslationUnsupported"
+                    ? unsupported(source, target, [`${error.engine}: ${error.reason}`])
+                    : Errors.apiError(
+                        "translation_unavailable",
+                        `translation by ${error.engine} failed: ${error.reason}`,
+                        {
+                          engine: error.engine
+                        }
+                      )
+                )
+              )
+          })
+        ),
+        Effect.catchTag("TranslationUnsupported", (refusal) =>
+          Effect.succeed(Either.left(`ai (${refusal.engine}): ${refusal.reason}`))
+        )
+      )
+
+    const translate = Effect.fn("Translate.translate")(function* (
+      account: Account,
+      videoId: string,
+      request: Api.TranslateRequest
+    ) {
+      const target = request.target_language
+      yield* Effect.annotateCurrentSpan({ "verbatim.video_id": videoId, "verbatim.target_language": target })
+      const owned = yield* transcripts.owned(account.id, videoId, {})
+      if (owned.length === 0) return yield* notFound(`transcript of video ${videoId}`, { video_id: videoId })
+
+      const already = Arr.head(
+        Arr.sort(
+          owned.filter((r) => same(r.language, target)),
+          byPreference
+        )
+      )
+      if (Option.isSome(already)) {
+        return answer(
+          already.value,
+          0,
+          null,
+          `the account already owns the ${target} transcript of video ${videoId}`
+        )
+      }
+
+      const wanted = request.source_language
+      const candidates = wanted === undefined ? owned : owned.filter((r) => same(r.language, wanted))
+      const best = Arr.head(Arr.sort(candidates, byPreference))
+      if (Option.isNone(best)) {
+        return yield* Errors.apiError(
+          "forbidden",
+          `the account owns no ${wanted} transcript of video ${videoId}`,
+          {
+            video_id: videoId,
+            source_language: wanted,
+            owned_languages: Arr.dedupe(owned.map((r) => r.language))
+          }
+        )
+      }
+      const source = best.value
+      if (Language.samePrimary(source.language, target)) {
+        return yield* unsupported(source, target, [`the transcript is already in ${source.language}`])
+      }
+
+      const order: ReadonlyArray<Provider> =
+        request.provider === "ai" ? ["ai"] : request.allow_ai_fallback ? ["platform", "ai"] : ["platform"]
+      const refusals: Array<string> = []
+      const ready: Array<Ready> = []
+      for (const provider of order) {
+        const found =
+          provider === "platform" ? yield* platformReady(source, target) : yield* engineReady(source, target)
+        if (found._tag === "Right") ready.push(found.right)
+        else refusals.push(found.left)
+      }
+      if (ready.length === 0) {
+        if (!order.includes("ai")) refusals.push("ai: not tried (allow_ai_fallback is false)")
+        return yield* unsupported(source, target, refusals)
+      }
+
+      const price = Pricing.translationCreditsForText(source.text, false)
+      const balance = yield* ledger.balance(account.id)
+      if (balance < price) {
+        return yield* Errors.apiError(
+          "payment_required",
+          `this needs ${price} credits and the balance is ${balance}`,
+          {
+            required: price,
+            balance
+          }
+        )
+      }
+
+      let done: { readonly ready: Ready; readonly segments: ReadonlyArray<Transcript.Segment> } | null = null
+      let failure: Errors.ApiError | null = null
+      for (const candidate of ready) {
+        const result = yield* candidate.run.pipe(Effect.either)
+        if (result._tag === "Right") {
+          done = { ready: candidate, segments: result.right }
+          break
+        }
+        failure = result.left
+        yield* Effect.logWarning(`translation by ${candidate.name} failed`, result.left.message)
+      }
+      if (done === null) {
+        return yield* failure ??
+          Errors.apiError("internal_error", "no provider translated the transcript", {})
+      }
+
+      const text = Transcript.textOf(done.segments)
+      const at = yield* DateTime.now
+      const record: TranscriptRecord = {
+        ...source,
+        id: (yield* secrets.uuid) as TranscriptRecord["id"],
+        language: target,
+        text,
+        segments: done.segments,
+        hasTimestamps: source.hasTimestamps,
+        wordCount: countWords(text),
+        segmentCount: done.segments.length,
+        creditsUsed: price,
+        summary: null,
+        mindMap: null,
+        asrIntelligence: null,
+        createdAt: at
+      }
+      const provider = done.ready.provider
+      const stored = yield* tx
+        .transaction(
+          Effect.gen(function* () {
+            const stored = yield* transcripts.store(record)
+            if (stored.created && price > 0) {
+              yield* ledger.charge(
+                {
+                  accountId: account.id,
+                  key: `charge:translation:${stored.record.id}`,
+                  reason: `translation of video ${videoId} from ${source.language} to ${target} (${Pricing.translationCharacters(source.text)} characters, ${done.ready.name})`,
+                  at
+                },
+                price
+              )
+            }
+            return stored
+          })
+        )
+        .pipe(
+          Effect.catchTag("InsufficientCredits", (error) =>
+            Errors.apiError(
+              "payment_required",
+              `this needs ${error.required} credits and the balance is ${error.balance}`,
+              {
+                required: error.required,
+                balance: error.balance
+              }
+            )
+          )
+        )
+      if (!stored.created) {
+        return answer(
+          stored.record,
+          0,
+          null,
+          `the account already owns the ${target} transcript of video ${videoId}`
+        )
+      }
+      return answer(
+        stored.record,
+        price,
+        provider,
+        `translated from ${source.language} to ${target} by ${done.ready.name}`
+      )
+    })
+
+    return Translate.of({ translate })
+  })
+)

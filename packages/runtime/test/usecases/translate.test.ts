@@ -1,0 +1,286 @@
+/**
+ * Translate on the production wiring (PGlite, or PostgreSQL with DATABASE_URL), the AI engine
+ * pointed at the local stand-in Responses API (`@verbatim/llm/testing`) and the demo platform
+ * wrapped so that its listed translation languages really translate (`[<lang>] text`): what is
+ * charged (1 credit per 2,500 characters of the source text, once, after success, in the
+ * transaction that stores the translation), what is stored (an owned transcript in the target
+ * language on the source's times), the owned translation returned free, the provider order
+ * (`provider`, `allow_ai_fallback`, `source_language`) and the refusals (400, 402, 403, 404, 503).
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import { type Account, Ledger, Transcripts, Translate, VideoPlatform } from "@verbatim/core"
+import { shippedCataloguePath } from "@verbatim/demo-platform"
+import { Api, Pricing, Transcript } from "@verbatim/domain"
+import { AiTranslator } from "@verbatim/llm"
+import { LlmStandIn, layerWithStandIn, serverError, translating } from "@verbatim/llm/testing"
+import { Effect, Layer, Schema } from "effect"
+import { demoPlatform, servicesOn, testInfrastructure } from "../../src/index.js"
+import {
+  createAccount,
+  expectApiError,
+  expectBalancedBooks,
+  ownedOf,
+  suiteOptions,
+  transcriptRecord,
+  videos
+} from "./support.js"
+
+/** The demo platform, except that a listed translation language really translates: `[<lang>] text`. */
+const translatingPlatform = Layer.effect(
+  VideoPlatform,
+  Effect.map(VideoPlatform, (demo) =>
+    VideoPlatform.of({
+      ...demo,
+      captions: (id, track, options) =>
+        options?.translateTo === undefined
+          ? demo.captions(id, track)
+          : Effect.map(demo.captions(id, track), (segments) =>
+              segments.map(
+                (s) =>
+                  new Transcript.Segment({
+                    text: `[${options.translateTo}] ${s.text}`,
+                    start: s.start,
+                    end: s.end
+                  })
+              )
+            )
+    })
+  )
+).pipe(Layer.provide(demoPlatform(shippedCataloguePath)))
+
+const model = layerWithStandIn({ respond: translating() }, { retries: 1, maxInputCharacters: 1500 })
+const wiring = Layer.merge(
+  servicesOn(
+    testInfrastructure({
+      platform: translatingPlatform,
+      translator: AiTranslator.layer.pipe(Layer.provide(model))
+    })
+  ),
+  model
+)
+
+const request = (body: Record<string, unknown>) => Schema.decodeUnknownSync(Api.TranslateRequest)(body)
+
+const translate = (account: Account, videoId: string, body: Record<string, unknown>) =>
+  Effect.flatMap(Translate, (t) => t.translate(account, videoId, request(body)))
+
+const storeOwned = (account: Account, fields: Parameters<typeof transcriptRecord>[1] = {}) =>
+  Effect.flatMap(Transcripts, (t) => t.store(transcriptRecord(account, fields))).pipe(
+    Effect.map((stored) => stored.record)
+  )
+
+const requestsMade = Effect.map(LlmStandIn, (server) => server.requests.length)
+
+/** Segments of about 1,000 characters each: `n` of them cost `ceil(n * 1000 / 2500)` credits. */
+const longSegments = (n: number) =>
+  Array.from(
+    { length: n },
+    (_, i) =>
+      new Transcript.Segment({
+        text: `${"word ".repeat(199)}end${i}.`,
+        start: i * 10_000,
+        end: i * 10_000 + 9_000
+      })
+  )
+
+layer(wiring, suiteOptions)("Translate on the production wiring", (it) => {
+  describe("charging", () => {
+    it.effect(
+      "charges 1 credit per 2,500 characters once, after success, and stores the translation on the source's times",
+      () =>
+        Effect.gen(function* () {
+          const account = yield* createAccount({ credits: 10 })
+          const segments = longSegments(6)
+          const source = yield* storeOwned(account, { segments, text: Transcript.textOf(segments) })
+          const price = Pricing.translationCreditsForText(source.text, false)
+          expect(price).toBe(3)
+
+          const answer = yield* translate(account, source.videoId, { target_language: "es", provider: "ai" })
+          expect(answer).toMatchObject({
+            success: true,
+            language: "es",
+            credits_used: 3,
+            provider_used: "ai"
+          })
+          expect(answer.transcript.segments.map((s) => [s.start, s.end])).toEqual(
+            segments.map((s) => [s.start, s.end])
+          )
+          expect(answer.transcript.segments.map((s) => s.text)).toEqual(segments.map((s) => `[es] ${s.text}`))
+          expect(answer.transcript).toMatchObject({ language: "es", source: "manual" })
+
+          const owned = yield* ownedOf(account, source.videoId)
+          const stored = owned.find((r) => r.language === "es")
+          expect(stored).toMatchObject({ creditsUsed: 3, sourceKind: "manual", segmentCount: 6 })
+          const found = yield* expectBalancedBooks(account)
+          expect(found.balance).toBe(7)
+          expect(found.charges.map((c) => [c.amount, c.key])).toEqual([
+            [-3, `charge:translation:${stored?.id}`]
+          ])
+        })
+    )
+
+    it.effect("an owned translation is returned free, without asking the model", () =>
+      Effect.gen(function* () {
+        const account = yield* createAccount({ credits: 5 })
+        const source = yield* storeOwned(account)
+        const first = yield* translate(account, source.videoId, { target_language: "fr", provider: "ai" })
+        expect(first.credits_used).toBe(1)
+        const before = yield* requestsMade
+        const again = yield* translate(account, source.videoId, { target_language: "fr", provider: "ai" })
+        expect(again).toMatchObject({ success: true, credits_used: 0, provider_used: null, language: "fr" })
+        expect(again.transcript.text).toBe(first.transcript.text)
+        expect(yield* requestsMade).toBe(before)
+        expect((yield* expectBalancedBooks(account)).balance).toBe(4)
+      })
+    )
+
+    it.effect("concurrent requests for the same translation store it once and charge it once", () =>
+      Effect.gen(function* () {
+        const account = yield* createAccount({ credits: 10 })
+        const segments = longSegments(3)
+        const source = yield* storeOwned(account, { segments, text: Transcript.textOf(segments) })
+        const answers = yield* Effect.all(
+          Array.from({ length: 6 }, () =>
+            translate(account, source.videoId, { target_language: "it", provider: "ai" })
+          ),
+          { concurrency: "unbounded" }
+        )
+        expect(answers.map((a) => a.credits_used).sort()).toEqual([0, 0, 0, 0, 0, 2])
+        expect(new Set(answers.map((a) => a.transcript.text)).size).toBe(1)
+        expect((yield* ownedOf(account, source.videoId)).filter((r) => r.language === "it")).toHaveLength(1)
+        const found = yield* expectBalancedBooks(account)
+        expect(found.balance).toBe(8)
+        expect(found.charges).toHaveLength(1)
+      })
+    )
+
+    it.effect(
+      "a translation that fails is not charged and stores nothing (503 translation_unavailable)",
+      () =>
+        Effect.gen(function* () {
+          const account = yield* createAccount({ credits: 5 })
+          const source = yield* storeOwned(account)
+          // one chunk (1,084 characters within 1,500): Llm tries each request twice, the translator the chunk twice
+          const server = yield* LlmStandIn
+          server.inject(4, serverError)
+          const error = yield* expectApiError(
+            translate(account, source.videoId, { target_language: "de", provider: "ai" }),
+            "translation_unavailable"
+          )
+          expect(error.message).toContain("model stand-in")
+          expect((yield* ownedOf(account, source.videoId)).map((r) => r.language)).toEqual(["en"])
+          const found = yield* expectBalancedBooks(account)
+          expect(found.balance).toBe(5)
+          expect(found.charges).toHaveLength(0)
+          // and the same request succeeds afterwards, charged then
+          const later = yield* translate(account, source.videoId, { target_language: "de", provider: "ai" })
+          expect(later.credits_used).toBe(1)
+        })
+    )
+
+    it.effect("402 when the balance is short, checked before any work", () =>
+      Effect.gen(function* () {
+        const account = yield* createAccount({ credits: 2 })
+        const segments = longSegments(8)
+        const source = yield* storeOwned(account, { segments, text: Transcript.textOf(segments) })
+        const before = yield* requestsMade
+        const error = yield* expectApiError(
+          translate(account, source.videoId, { target_language: "es", provider: "ai" }),
+          "payment_required"
+        )
+        expect(error.details).toMatchObject({ required: 4, balance: 2 })
+        expect(yield* requestsMade).toBe(before)
+        expect((yield* expectBalancedBooks(account)).balance).toBe(2)
+      })
+    )
+  })
+
+  describe("providers", () => {
+    it.effect("the platform's translation of the source's own track when the video offers the target", () =>
+      Effect.gen(function* () {
+        const account = yield* createAccount({ credits: 5 })
+        const source = yield* storeOwned(account, { videoId: videos.manualAndAuto })
+        const before = yield* requestsMade
+        const answer = yield* translate(account, videos.manualAndAuto, { target_language: "ja" })
+        expect(answer).toMatchObject({ provider_used: "platform", credits_used: 1, language: "ja" })
+        expect(answer.transcript.segments.map((s) => [s.start, s.end])).toEqual(
+          source.segments.map((s) => [s.start, s.end])
+        )
+        expect(answer.transcript.segments[0]?.text).toBe(`[ja] ${source.segments[0]?.text}`)
+        expect(yield* requestsMade).toBe(before)
+      })
+    )
+
+    it.effect(
+      "a target the platform does not offer: 400 naming target_language, unless allow_ai_fallback",
+      () =>
+        Effect.gen(function* () {
+          const account = yield* createAccount({ credits: 5 })
+          yield* storeOwned(account, { videoId: videos.manualAndAuto })
+          const error = yield* expectApiError(
+            translate(account, videos.manualAndAuto, { target_language: "ko", provider: "platform" }),
+            "unsupported_language"
+          )
+          expect(error.message).toContain("target_language ko")
+          expect(error.message).toContain("allow_ai_fallback")
+          expect(error.details).toMatchObject({ field: "target_language", target_language: "ko" })
+          const fallback = yield* translate(account, videos.manualAndAuto, {
+            target_language: "ko",
+            provider: "platform",
+            allow_ai_fallback: true
+          })
+          expect(fallback).toMatchObject({ provider_used: "ai", credits_used: 1 })
+          expect((yield* expectBalancedBooks(account)).balance).toBe(4)
+        })
+    )
+
+    it.effect("a language no engine knows is 400 naming the pair and the engine, and charges nothing", () =>
+      Effect.gen(function* () {
+        const account = yield* createAccount({ credits: 5 })
+        yield* storeOwned(account)
+        const error = yield* expectApiError(
+          translate(account, videos.manualAndAuto, { target_language: "zz", provider: "ai" }),
+          "unsupported_language"
+        )
+        expect(error.message).toContain("en → zz")
+        expect(error.message).toContain("model stand-in")
+        expect((yield* expectBalancedBooks(account)).balance).toBe(5)
+      })
+    )
+
+    it.effect("source_language picks the transcript translated; 403 when that language is not owned", () =>
+      Effect.gen(function* () {
+        const account = yield* createAccount({ credits: 5 })
+        yield* storeOwned(account, { videoId: videos.multiLanguage, language: "en" })
+        const german = yield* storeOwned(account, { videoId: videos.multiLanguage, language: "de" })
+        const answer = yield* translate(account, videos.multiLanguage, {
+          target_language: "pl",
+          source_language: "de",
+          provider: "ai"
+        })
+        expect(answer.transcript.segments[0]?.text).toBe(`[pl] ${german.segments[0]?.text}`)
+        yield* expectApiError(
+          translate(account, videos.multiLanguage, {
+            target_language: "sv",
+            source_language: "fr",
+            provider: "ai"
+          }),
+          "forbidden"
+        )
+      })
+    )
+
+    it.effect("404 when the account owns no transcript of the video (another account's do not count)", () =>
+      Effect.gen(function* () {
+        const owner = yield* createAccount({ credits: 5 })
+        yield* storeOwned(owner, { videoId: videos.manualOnly })
+        const other = yield* createAccount({ credits: 5 })
+        yield* expectApiError(
+          translate(other, videos.manualOnly, { target_language: "es", provider: "ai" }),
+          "not_found"
+        )
+        expect(yield* Effect.flatMap(Ledger, (l) => l.balance(other.id))).toBe(5)
+      })
+    )
+  })
+})
