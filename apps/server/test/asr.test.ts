@@ -92,11 +92,16 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
               yield* transcribe(server, key, {
                 video: speech.welcome,
                 mode: "speech_to_text_only",
-                format: { words: true }
+                format: { words: true, paragraphs: true }
               })
             )
             expect(body.estimated_credits).toBe(quote.estimated_credits)
-            const job = yield* pollJob(server, key, body.job_id, "?include_words=true")
+            const job = yield* pollJob(
+              server,
+              key,
+              body.job_id,
+              "?include_words=true&include_paragraphs=true"
+            )
             expect(job.status, JSON.stringify(job)).toBe("completed")
             if (job.status !== "completed") return
             expect(job.credits_used).toBe(quote.estimated_credits)
@@ -105,6 +110,8 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
             expect(transcript).toMatchObject({ source: "asr", language: "en", text: heard })
             expect(transcript.segments.length).toBeGreaterThan(0)
             expect(transcript.words?.map((w) => w.text).join(" ")).toBe(heard)
+            // Paragraphs are made from the recognised segments, as for captions.
+            expect(transcript.paragraphs?.map((p) => p.text).join(" ")).toBe(heard)
             expect(job.data.video_id).toBe(speech.welcome)
             // Deleted at AssemblyAI once read: nothing of it is left there.
             expect((yield* AssemblyAiStandIn).live()).toEqual([])
