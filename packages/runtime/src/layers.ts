@@ -32,10 +32,10 @@ import {
   type SignedPutReceiver,
   type SpeechToText,
   sharedFetches,
-  type Translator,
   type ThemesEngine,
   ThemesLive,
   type ThemesSettings,
+  type Translator,
   testWorkHandler,
   type Uploads,
   UseCasesLive,
@@ -64,8 +64,8 @@ import { Context, Effect, Layer, Option } from "effect"
 import { speechFor, storageFor } from "./media.js"
 import { PkceHashLive } from "./oauth.js"
 import type { InfrastructureSettings, WorkSettings } from "./settings.js"
-import { translationFor } from "./translation.js"
 import { ThemesFromConfig } from "./themes.js"
+import { translationFor } from "./translation.js"
 
 /** The persistence of the settings: PGlite in the data folder, or PostgreSQL; migrated when built. */
 export const persistenceFor = (database: DatabaseSettings) => persistenceLayer(databaseLayer(database))

@@ -20,9 +20,9 @@ import {
   type SpeechToText,
   sharedFetches,
   type TestWorkPayload,
-  type Translator,
   type ThemesEngine,
   type ThemesSettings,
+  type Translator,
   type VideoPlatform,
   WebhookAllowList
 } from "@verbatim/core"
@@ -35,8 +35,8 @@ import { DateTime, Duration, Effect, Layer, Option, Redacted, Schedule } from "e
 import { demoPlatform, queuesFor } from "./layers.js"
 import { noSpeechToText, speechHint, storageFor } from "./media.js"
 import type { WorkSettings } from "./settings.js"
-import { noTranslator, translationHint } from "./translation.js"
 import { testThemes } from "./themes.js"
+import { noTranslator, translationHint } from "./translation.js"
 
 /** Fast work settings for tests. */
 export const testWorkSettings = (overrides: Partial<WorkSettings> = {}): WorkSettings => ({
