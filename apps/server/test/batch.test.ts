@@ -3,17 +3,19 @@
  * worker: 202 at once with an empty result list, items run by the worker as transcribe requests,
  * 200 once finished with one result per video (completed, partial or failed by DESIGN decision 3),
  * duplicates charged once, the plan's size and the known caption cost checked first (400, 402),
- * another account's batch 404, the finished batch delivered once to its webhook, signed, and the
- * 61st fetch of a finished batch 429 with Retry-After.
+ * another account's batch 404, the finished batch delivered once to its webhook, signed, the
+ * 61st fetch of a finished batch 429 with Retry-After, and a processing batch polled without
+ * transcript data (every item's status, job and credits; the data once the batch finished).
  */
 import { expect, layer } from "@effect/vitest"
-import { AccountAdmin } from "@verbatim/core"
+import { AccountAdmin, VideoPlatform } from "@verbatim/core"
+import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Api } from "@verbatim/domain"
-import { eventually } from "@verbatim/runtime"
-import { Effect, Option, Redacted, Schema } from "effect"
+import { demoPlatform, eventually } from "@verbatim/runtime"
+import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Webhook } from "standardwebhooks"
 import { webhookReceiver } from "./receiver.js"
-import { TestServer, TestServerLive, type TestServerService } from "./server.js"
+import { TestServer, TestServerLive, type TestServerService, testServerOn } from "./server.js"
 import { api, balanceOf, expectError, expectInvalid, oldAccount, videos } from "./support.js"
 
 const Batch = Schema.Union(Api.BatchFinished, Api.BatchProcessing)
@@ -265,3 +267,76 @@ layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })("bat
     })
   )
 })
+
+/** Opens the gate: the held video's details are answered from then on. */
+let openGate: () => void = () => undefined
+const gate = new Promise<void>((resolve) => {
+  openGate = resolve
+})
+
+/** The demo platform, holding back the details of `videos.autoOnly` until the gate opens. */
+const gatedPlatform = Layer.effect(
+  VideoPlatform,
+  Effect.map(VideoPlatform, (platform) =>
+    VideoPlatform.of({
+      ...platform,
+      video: (id) =>
+        id === videos.autoOnly
+          ? Effect.zipRight(
+              Effect.promise(() => gate),
+              platform.video(id)
+            )
+          : platform.video(id)
+    })
+  )
+).pipe(Layer.provide(demoPlatform(shippedCataloguePath)))
+
+layer(testServerOn({ platform: gatedPlatform }), { timeout: "90 seconds", excludeTestServices: true })(
+  "a processing batch",
+  (it) => {
+    it.effect(
+      "is polled without transcript data: every item's status, job and credits; the data once finished",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* server.newAccount({ plan: "pro", credits: 10, createdAt: oldAccount })
+          const batch = accepted(
+            yield* postBatch(server, key, {
+              video_ids: [videos.manualOnly, videos.autoOnly, "not a video"],
+              mode: "captions_only"
+            })
+          )
+          // The first video is done, the second held back at the platform: the batch is processing.
+          const polled = yield* eventually(
+            "the first item to complete",
+            Effect.gen(function* () {
+              const response = yield* server.get(api(`/batch/${batch.batch_id}`), { key })
+              expect(response.status, response.text).toBe(202)
+              const current = Schema.decodeUnknownSync(Api.BatchProcessing)(response.json)
+              return current.summary.succeeded === 1 ? Option.some(current) : Option.none()
+            })
+          )
+          expect(polled.summary).toEqual({ total: 3, succeeded: 1, failed: 1, processing: 1 })
+          expect(polled.credits_used).toBe(1)
+          expect(polled.results.map((r) => [r.video_id, r.status, r.credits_used])).toEqual([
+            [videos.manualOnly, "completed", 1],
+            [videos.autoOnly, "processing", 0],
+            ["not a video", "failed", 0]
+          ])
+          expect(polled.results[0]?.job_id).toBeTruthy()
+          expect(polled.results[2]?.job_id).toBeNull()
+          expect(polled.results[2]?.error).toMatch(/names no video/)
+          expect(polled.results.every((r) => r.data === undefined)).toBe(true)
+          expect(polled.completed_at).toBeNull()
+
+          openGate()
+          const done = yield* finished(server, key, batch.batch_id)
+          expect(done.status).toBe("partial")
+          expect(done.results.map((r) => r.status)).toEqual(["completed", "completed", "failed"])
+          expect(done.results[0]?.data?.transcript.segments.length).toBeGreaterThan(0)
+          expect(done.results[1]?.data?.transcript.segments.length).toBeGreaterThan(0)
+          expect(done.results[2]?.data).toBeUndefined()
+        })
+    )
+  }
+)

@@ -61,6 +61,18 @@ export interface BatchItem {
   readonly done: boolean
 }
 
+/**
+ * An item to store: at its index (positions 0, 1, ...), done when it failed before it could run;
+ * its request and job ids are given, or assigned by the store.
+ */
+export interface NewBatchItem {
+  readonly position: number
+  readonly videoId: string
+  readonly error: string | null
+  readonly requestId?: Ids.RequestId | undefined
+  readonly jobId?: Ids.JobId | undefined
+}
+
 /** An item with its job, when the job exists. */
 export interface BatchItemView extends BatchItem {
   readonly job: JobRecord | null
@@ -91,10 +103,13 @@ export type ItemClaim =
 export class Batches extends Context.Tag("@verbatim/core/Batches")<
   Batches,
   {
-    /** The batch and all its items, in one transaction. */
+    /**
+     * The batch and all its items, in one transaction (one statement for the items, however many);
+     * an item without ids gets fresh ones.
+     */
     readonly insert: (
       batch: BatchRecord,
-      items: ReadonlyArray<BatchItem>
+      items: ReadonlyArray<NewBatchItem>
     ) => Effect.Effect<void, PersistenceError>
     /** The account's batch with its items (by position) and their jobs; none for another account's. */
     readonly view: (
@@ -102,7 +117,8 @@ export class Batches extends Context.Tag("@verbatim/core/Batches")<
       id: Ids.BatchId
     ) => Effect.Effect<Option.Option<BatchView>, PersistenceError>
     /**
-     * Takes an item that is not done, when its lease is free or expired, and marks the batch started;
+     * Takes an item that is not done, when its lease is free or expired, and marks the batch started
+     * (one statement; the batch row is written only by its first claim);
      * `Waiting` while an earlier item of the account's batches names the same video and is not done
      * (so one video is fetched once, whatever the batches that name it); `Taken` when the item is
      * done or another worker holds it.
@@ -131,10 +147,14 @@ export class Batches extends Context.Tag("@verbatim/core/Batches")<
       position: number,
       owner: string
     ) => Effect.Effect<boolean, PersistenceError>
-    /** Items not done whose lease is free or expired, oldest batches first. */
+    /**
+     * Items not done whose lease expired, and, with `untaken`, those never taken too (lease free),
+     * oldest batches first.
+     */
     readonly pending: (
       now: DateTime.Utc,
-      limit: number
+      limit: number,
+      options: { readonly untaken: boolean }
     ) => Effect.Effect<ReadonlyArray<PendingItem>, PersistenceError>
     /** Whether an item of the batch is not done yet (one index look-up, however large the batch). */
     readonly hasUndone: (id: Ids.BatchId) => Effect.Effect<boolean, PersistenceError>

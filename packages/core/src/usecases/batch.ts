@@ -28,6 +28,7 @@ import {
   type BatchItemView,
   type BatchRecord,
   type BatchView,
+  type NewBatchItem,
   ServiceUrl
 } from "../ports/batches.js"
 import { Jobs } from "../ports/jobs.js"
@@ -109,8 +110,12 @@ export const makeBatchWork = Effect.gen(function* () {
 
   const pollUrl = (id: string) => `${serviceUrl.replace(/\/+$/, "")}/api/v2/batch/${id}`
 
-  /** The batch response for a view: results (data cut to the batch's format) once finished. */
-  const response = (view: BatchView, withResults: boolean) =>
+  /**
+   * The batch response for a view: every item's result, with the transcript data of completed items
+   * (cut to the batch's format) when `withData` (a finished batch); a processing batch's results
+   * carry none, so a poll reads no transcript.
+   */
+  const response = (view: BatchView, withData: boolean) =>
     Effect.gen(function* () {
       const { batch, items } = view
       const summary = summarize(items)
@@ -119,28 +124,25 @@ export const makeBatchWork = Effect.gen(function* () {
         paragraphs: batch.request.format.paragraphs,
         words: batch.request.format.words
       }
-      const results: Array<Api.BatchResult> = []
-      if (withResults) {
-        const ids = items.flatMap((item) => (item.job?.transcriptId ? [item.job.transcriptId] : []))
-        const stored = ids.length === 0 ? new Map() : yield* batches.transcriptsOf(batch.accountId, ids)
-        for (const item of items) {
-          const status = itemStatus(item)
-          const transcript = item.job?.transcriptId ? stored.get(item.job.transcriptId) : undefined
-          results.push(
-            new Api.BatchResult({
-              request_id: item.requestId,
-              video_id: item.videoId,
-              status,
-              job_id: item.error !== null ? null : item.jobId,
-              error: item.error ?? item.job?.error ?? null,
-              credits_used: item.job?.creditsUsed ?? 0,
-              ...(status === "completed" && transcript !== undefined
-                ? { data: transcribeData(transcript, parts) }
-                : {})
-            })
-          )
-        }
-      }
+      const ids = withData
+        ? items.flatMap((item) => (item.job?.transcriptId ? [item.job.transcriptId] : []))
+        : []
+      const stored = ids.length === 0 ? new Map() : yield* batches.transcriptsOf(batch.accountId, ids)
+      const results = items.map((item) => {
+        const status = itemStatus(item)
+        const transcript = item.job?.transcriptId ? stored.get(item.job.transcriptId) : undefined
+        return new Api.BatchResult({
+          request_id: item.requestId,
+          video_id: item.videoId,
+          status,
+          job_id: item.error !== null ? null : item.jobId,
+          error: item.error ?? item.job?.error ?? null,
+          credits_used: item.job?.creditsUsed ?? 0,
+          ...(status === "completed" && transcript !== undefined
+            ? { data: transcribeData(transcript, parts) }
+            : {})
+        })
+      })
       const creditsUsed = items.reduce((sum, item) => sum + (item.job?.creditsUsed ?? 0), 0)
       const fields = {
         batch_id: batch.id,
@@ -310,18 +312,15 @@ export const makeBatchWork = Effect.gen(function* () {
       const now = yield* DateTime.now
       const id = (yield* secrets.uuid) as Ids.BatchId
       const requestId = (yield* secrets.uuid) as Ids.RequestId
-      const items: Array<BatchItem> = []
-      for (const [position, reference] of request.video_ids.entries()) {
+      // Each item's request and job ids are assigned by the store, with the items.
+      const items = request.video_ids.map((reference, position): NewBatchItem => {
         const parsed = Reference.parseVideo(reference)
-        items.push({
+        return {
           position,
-          requestId: (yield* secrets.uuid) as Ids.RequestId,
-          jobId: (yield* secrets.uuid) as Ids.JobId,
           videoId: Either.getOrElse(parsed, () => reference),
-          error: Either.isLeft(parsed) ? `${reference} names no video: ${parsed.left.reason}` : null,
-          done: Either.isLeft(parsed)
-        })
-      }
+          error: Either.isLeft(parsed) ? `${reference} names no video: ${parsed.left.reason}` : null
+        }
+      })
       // The known cost: captions of every distinct video not owned yet (speech recognition is
       // quoted when it starts, and needs its own credits then).
       if (resolved.mode !== "speech_to_text_only") {
@@ -383,7 +382,7 @@ export const makeBatchWork = Effect.gen(function* () {
       yield* queue
         .offer(
           items
-            .filter((item) => !item.done)
+            .filter((item) => item.error === null)
             .map((item) => ({
               lane: batchItemLane,
               id: itemKey(id, item.position),
@@ -566,7 +565,12 @@ export const makeBatchWork = Effect.gen(function* () {
 
   const reconcile = Effect.gen(function* () {
     const now = yield* DateTime.now
-    const pending = yield* batches.pending(now, 2000)
+    // Items never taken were offered when their batch was accepted: they are offered again only
+    // when the lane has nothing queued (an offer failed, or the queue lost its items), not every
+    // round while thousands of them wait their turn. Items whose lease expired always are.
+    const depth = yield* Effect.either(queue.depth(batchItemLane))
+    const untaken = Either.isLeft(depth) || depth.right.waiting + depth.right.delayed === 0
+    const pending = yield* batches.pending(now, 2000, { untaken })
     if (pending.length > 0) {
       yield* queue.offer(
         pending.map((item) => {
@@ -616,7 +620,7 @@ export const makeBatchWork = Effect.gen(function* () {
           )
         }
       }
-      return yield* response(view, true)
+      return yield* response(view, view.batch.status !== "processing")
     }).pipe(Effect.withSpan("verbatim.batch.get"))
 
   return BatchWork.of({ create, estimate, get, runItem, reconcile })

@@ -3,13 +3,14 @@
  * batch, and again in another batch accepted at the same moment, is fetched once (its details and
  * its captions), charged once, and every item reports it; the platform's fetches are shared by
  * concurrent requests whatever the use case (the `sharedFetches` layer every process wraps its
- * platform with); and an item that runs longer than its lease keeps it (its heartbeat), so it is
- * taken once.
+ * platform with); an item that runs longer than its lease keeps it (its heartbeat), so it is
+ * taken once; and the reconciler offers items never taken only when the lane has nothing queued,
+ * items whose lease expired always.
  */
 
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { type Account, Batches, BatchWork, VideoPlatform } from "@verbatim/core"
+import { type Account, Batches, BatchWork, batchItemLane, VideoPlatform, WorkQueue } from "@verbatim/core"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Api, type Ids } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
@@ -225,5 +226,57 @@ layer(
         yield* expectBalancedBooks(account)
       }),
     30_000
+  )
+})
+
+layer(servicesOn(testInfrastructure()), suiteOptions)("reconciling batch items", (it) => {
+  it.effect("offers items never taken only when the lane has nothing queued; expired leases always", () =>
+    Effect.gen(function* () {
+      const batches = yield* Batches
+      const work = yield* BatchWork
+      const queue = yield* WorkQueue
+      const account = yield* createAccount({ credits: 10 })
+      const id = crypto.randomUUID() as Ids.BatchId
+      const now = yield* DateTime.now
+      // Stored, never offered (as if the process that accepted it died first); no worker runs.
+      yield* batches.insert(
+        {
+          id,
+          accountId: account.id,
+          requestId: crypto.randomUUID() as Ids.RequestId,
+          status: "processing",
+          request: { format: Schema.decodeUnknownSync(Api.FormatOptions)({}), asr_options: {} },
+          total: 3,
+          webhookUrl: null,
+          webhookDeliveryId: null,
+          fetchesAfterFinish: 0,
+          fetchWindowStartedAt: null,
+          createdAt: now,
+          startedAt: null,
+          completedAt: null
+        },
+        [videos.manualOnly, videos.autoOnly, videos.multiLanguage].map((videoId, position) => ({
+          position,
+          videoId,
+          error: null
+        }))
+      )
+      expect((yield* queue.depth(batchItemLane)).waiting).toBe(0)
+      expect(yield* work.reconcile).toBe(3)
+      expect((yield* queue.depth(batchItemLane)).waiting).toBe(3)
+      // Queued: not offered again, round after round.
+      expect(yield* work.reconcile).toBe(0)
+      // A worker took the first and died: once its lease is over, it is offered (under a new key).
+      const claimed = yield* batches.claimItem({
+        batchId: id,
+        position: 0,
+        owner: "gone",
+        now: DateTime.subtract(now, { seconds: 10 }),
+        leaseMs: 1_000
+      })
+      expect(claimed._tag).toBe("Claimed")
+      expect(yield* work.reconcile).toBe(1)
+      expect((yield* queue.depth(batchItemLane)).waiting).toBe(4)
+    })
   )
 })
