@@ -33,6 +33,7 @@ import {
   queuesFor,
   runWorker,
   servicesOn,
+  ThemesFromConfig,
   testStorage,
   testWorkSettings,
   workerOn
@@ -71,9 +72,10 @@ const fail = (what: string) => (error: unknown) => Effect.dieMessage(`${what}: $
 
 const measure = (uploadsCount: number) =>
   Effect.gen(function* () {
-    yield* Effect.forkScoped(
-      runWorker.pipe(Effect.provide(workerOn(testWorkSettings({ reconcileEveryMs: 5_000 }))))
-    )
+    // The worker's layer is built in this scope: provided to `runWorker` alone it would be released
+    // as soon as the worker started (its claim batchers gone), and no job would ever start.
+    const worker = yield* Layer.build(workerOn(testWorkSettings({ reconcileEveryMs: 5_000 })))
+    yield* runWorker.pipe(Effect.provide(worker))
     const admin = yield* AccountAdmin
     const uploads = yield* MediaUploads
     const receiver = yield* SignedPutReceiver
@@ -179,7 +181,8 @@ const program = Effect.gen(function* () {
         PocketsphinxSpeech.layer(defaultSettings),
         testStorage("http://127.0.0.1:9"),
         Layer.succeed(ServiceUrl, "http://127.0.0.1:9"),
-        Layer.succeed(WebhookAllowList, ["127.0.0.1"])
+        Layer.succeed(WebhookAllowList, ["127.0.0.1"]),
+        ThemesFromConfig
       )
     )
     const result = yield* measure(config.uploads).pipe(Effect.scoped, Effect.provide(services))
