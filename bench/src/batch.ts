@@ -32,6 +32,7 @@ import {
   queuesFor,
   runWorker,
   servicesOn,
+  ThemesFromConfig,
   testWorkSettings,
   workerOn
 } from "@verbatim/runtime"
@@ -85,7 +86,8 @@ const program = Effect.gen(function* () {
           Unlimited,
           NodeServicesLive,
           offlineMedia(),
-          Layer.succeed(WebhookAllowList, [])
+          Layer.succeed(WebhookAllowList, []),
+          ThemesFromConfig
         )
       )
       const context = yield* Layer.build(

@@ -31,6 +31,7 @@ import {
   queuesFor,
   runWorker,
   servicesOn,
+  ThemesFromConfig,
   testJob,
   testWorkSettings,
   type WorkSettings,
@@ -237,7 +238,8 @@ const program = Effect.gen(function* () {
         queuesFor(queue.redis),
         NodeServicesLive,
         offlineMedia(),
-        Layer.succeed(WebhookAllowList, [])
+        Layer.succeed(WebhookAllowList, []),
+        ThemesFromConfig
       )
     )
     const work = testWorkSettings({

@@ -32,7 +32,7 @@ import { AccountAdmin, WebhookAllowList } from "@verbatim/core"
 import { persistenceLayer, postgresLayer } from "@verbatim/db"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { MemoryRateLimiter, MemoryWorkQueue } from "@verbatim/queue"
-import { demoPlatform, NodeServicesLive, offlineMedia, servicesOn } from "@verbatim/runtime"
+import { demoPlatform, NodeServicesLive, offlineMedia, servicesOn, ThemesFromConfig } from "@verbatim/runtime"
 import { Config, Console, Effect, Layer, Logger, LogLevel, Redacted } from "effect"
 import pg from "pg"
 import type { LoadResult, LoadSpec } from "./load.js"
@@ -109,7 +109,8 @@ const seedAccounts = (url: string, count: number) =>
           MemoryRateLimiter.layer,
           NodeServicesLive,
           offlineMedia(),
-          Layer.succeed(WebhookAllowList, [])
+          Layer.succeed(WebhookAllowList, []),
+          ThemesFromConfig
         )
       )
     ),

@@ -18,7 +18,8 @@ import {
   noSpeechToText,
   queuesFor,
   testAllowedHosts,
-  testStorage
+  testStorage,
+  testThemes
 } from "@verbatim/runtime"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { TcpProxy, throughProxy, withProxy } from "./outage-proxy.js"
@@ -54,7 +55,8 @@ const ProxiedServer = withProxy(proxy, (port) =>
         Layer.succeed(WebhookAllowList, testAllowedHosts),
         noSpeechToText("no speech engine in this test"),
         testStorage(publicUrl ?? "http://127.0.0.1:9"),
-        Layer.succeed(ServiceUrl, publicUrl ?? "http://127.0.0.1:9")
+        Layer.succeed(ServiceUrl, publicUrl ?? "http://127.0.0.1:9"),
+        testThemes()
       )
   })
 )
