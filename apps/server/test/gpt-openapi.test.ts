@@ -34,7 +34,8 @@ layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("GPT
           "listTranscripts",
           "resolveChannel",
           "resolvePlaylist",
-          "transcribeVideo"
+          "transcribeVideo",
+          "translateTranscript"
         ].sort()
       )
     })

@@ -71,6 +71,12 @@ export const gptOperations: { readonly [contractId: string]: GptOperation } = {
     description:
       "The languages the user owns a transcript of for a video, and those the platform can translate its captions into."
   },
+  "transcripts.translate": {
+    operationId: "translateTranscript",
+    summary: "Translate a stored transcript (1 credit per 2,500 characters; 0 if owned)",
+    description:
+      "Send target_language (ISO 639-1). Set provider ai, or allow_ai_fallback true, unless the platform offers the language (getTranscriptLanguages). The translation is stored with the source's times; a translation already owned is free. Tell the user the price first."
+  },
   "credits.credits": {
     operationId: "getCredits",
     summary: "The user's credit balance and plan (free)",

@@ -42,6 +42,7 @@ const expected = [
   ["get", "/transcripts", "listTranscripts"],
   ["get", "/transcripts/{video_id}", "getTranscript"],
   ["get", "/transcripts/{video_id}/languages", "getTranscriptLanguages"],
+  ["post", "/transcripts/{video_id}/translate", "translateTranscript"],
   ["get", "/credits", "getCredits"],
   ["post", "/batch", "createBatch"],
   ["get", "/batch/{batch_id}", "getBatch"],

@@ -21,6 +21,7 @@ const specPaths = [
   "/transcripts/bulk-delete",
   "/transcripts/{video_id}/languages",
   "/transcripts/{video_id}/themes",
+  "/transcripts/{video_id}/translate",
   "/uploads",
   "/uploads/{upload_id}/complete",
   "/batch",

@@ -22,6 +22,7 @@ import {
   Themes,
   Transcribe,
   type TranscriptRecord,
+  Translate,
   WorkQueue
 } from "@verbatim/core"
 import { Api, Errors, type Ids, Language, Transcript } from "@verbatim/domain"
@@ -299,6 +300,11 @@ const ThemesStub = Layer.succeed(Themes, {
   reconcile: Effect.succeed(0)
 })
 
+/** Translate: nothing is owned, so every translation is 404. */
+const TranslateStub = Layer.succeed(Translate, {
+  translate: (_who, videoId) => Effect.fail(Errors.apiError("not_found", `no transcript of ${videoId}`))
+})
+
 const UploadsStub = Layer.succeed(MediaUploads, {
   create: () => Effect.fail(Errors.apiError("storage_unavailable", "no storage in the stubs")),
   complete: (_who, id) => Effect.fail(Errors.apiError("not_found", `upload ${id} not found`)),
@@ -340,7 +346,8 @@ export const UseCasesStub = Layer.mergeAll(
   CollectionsStub,
   RecommendationsStub,
   IdempotencyStub,
-  ThemesStub
+  ThemesStub,
+  TranslateStub
 )
 
 /** The API as a web handler over the stubs: `Request` in, `Response` out. */

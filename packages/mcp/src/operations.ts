@@ -29,7 +29,8 @@ import {
   type PersistenceError,
   rateLimitRefusal,
   StoredTranscripts,
-  Transcribe
+  Transcribe,
+  Translate
 } from "@verbatim/core"
 import { Api, Errors, type Ids } from "@verbatim/domain"
 import { Context, Effect, Redacted, Schema } from "effect"
@@ -58,6 +59,8 @@ export interface Operations {
   readonly transcript: (videoId: string, query: Api.TranscriptQuery) => Answer<Api.StoredTranscript>
   /** GET /transcripts/{video_id}/languages. */
   readonly languages: (videoId: string, query: Api.LanguagesQuery) => Answer<Api.LanguagesResponse>
+  /** POST /transcripts/{video_id}/translate. */
+  readonly translate: (videoId: string, request: Api.TranslateRequest) => Answer<Api.TranslateResponse>
   /** GET /credits. */
   readonly credits: Answer<Api.CreditsResponse>
   /** POST /batch. */
@@ -92,6 +95,7 @@ export type UseCases =
   | BatchWork
   | CollectionWork
   | Idempotency
+  | Translate
 
 /**
  * The operations on this process's use cases, for the account `authorize` gives (evaluated on
@@ -110,6 +114,7 @@ export const inProcess = (
     const batches = yield* BatchWork
     const collections = yield* CollectionWork
     const idempotency = yield* Idempotency
+    const translations = yield* Translate
 
     const authorized = Effect.gen(function* () {
       const account = yield* authorize
@@ -151,6 +156,8 @@ export const inProcess = (
           stored.get(account, videoId, query).pipe(Effect.map((chosen) => chosen.response))
         ),
       languages: (videoId, query) => run("languages", (account) => stored.languages(account, videoId, query)),
+      translate: (videoId, request) =>
+        run("translate", (account) => translations.translate(account, videoId, request)),
       credits: run("credits", (account) => balance.credits(account)),
       createBatch: (request, key) =>
         run("createBatch", (account) =>
@@ -255,6 +262,8 @@ export const overHttp = (options: RemoteOptions): Effect.Effect<Operations, neve
         call("transcript", client.transcripts.get({ path: { video_id }, urlParams })),
       languages: (video_id, urlParams) =>
         call("languages", client.transcripts.languages({ path: { video_id }, urlParams })),
+      translate: (video_id, payload) =>
+        call("translate", client.transcripts.translate({ path: { video_id }, payload })),
       credits: call("credits", client.credits.credits()),
       createBatch: (payload, key) =>
         call("createBatch", client.batch.createBatch({ payload, headers: idempotencyHeaders(key) })),

@@ -11,6 +11,7 @@ const names = [
   "search_transcripts",
   "list_transcripts",
   "transcript_languages",
+  "translate_transcript",
   "estimate_cost",
   "get_credits",
   "run_batch",
@@ -61,6 +62,7 @@ describe("tool listings", () => {
     expect(required.get_batch).toEqual(["batch_id"])
     expect(required.resolve_playlist).toEqual(["playlist"])
     expect(required.resolve_channel).toEqual(["channel"])
+    expect(required.translate_transcript).toEqual(["video_id", "target_language"])
   })
 
   it("offer an optional idempotency_key exactly where the REST endpoint honours Idempotency-Key", () => {

@@ -1,14 +1,14 @@
 /**
  * Stored transcripts: GET /transcripts, GET /transcripts/{video_id} (JSON, or an export with
  * `format=srt|vtt|txt`), DELETE /transcripts/{video_id}, POST /transcripts/bulk-delete and
- * GET /transcripts/{video_id}/languages.
+ * GET /transcripts/{video_id}/languages, and POST /transcripts/{video_id}/translate.
  */
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { CurrentAccount, StoredTranscripts } from "@verbatim/core"
+import { CurrentAccount, StoredTranscripts, Translate } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
 import { Effect, Schema } from "effect"
 import { apiId, basePath } from "../base.js"
-import { BadRequest, Forbidden, NotFound } from "../errors.js"
+import { BadRequest, Forbidden, NotFound, PaymentRequired, ServiceUnavailable } from "../errors.js"
 import { documentExports, exportResponse } from "../exports.js"
 import { query } from "../query.js"
 import { Authentication } from "../security.js"
@@ -60,6 +60,31 @@ export class TranscriptsGroup extends HttpApiGroup.make("transcripts")
       .addError(NotFound)
       .annotate(OpenApi.Summary, "The languages owned for a video and the platform's translation targets")
   )
+  .add(
+    HttpApiEndpoint.post("translate", "/transcripts/:video_id/translate")
+      .setPath(VideoPath)
+      .setPayload(Api.TranslateRequest)
+      .addSuccess(Api.TranslateResponse)
+      .addError(PaymentRequired)
+      .addError(Forbidden)
+      .addError(NotFound)
+      .addError(ServiceUnavailable)
+      .annotate(
+        OpenApi.Summary,
+        "Translate an owned transcript (1 credit per 2,500 characters; owned translations free)"
+      )
+      .annotate(
+        OpenApi.Description,
+        "Translates the best owned transcript (or the one in `source_language`) into `target_language` and " +
+          "stores it as an owned transcript whose segments keep the source's times. `provider: platform` " +
+          "(the default) uses the video platform's caption translation when the video offers the target; " +
+          "`provider: ai` (or `allow_ai_fallback: true`) the server's machine translation engine. Costs " +
+          "1 credit per 2,500 characters of the source text, charged once after success; a translation " +
+          "already owned is returned for 0 credits. 400 `unsupported_language` when no provider can " +
+          "translate into the target, 402 when the balance is short (checked before any work), 503 " +
+          "`translation_unavailable` when the engine failed (nothing charged)."
+      )
+  )
   .addError(BadRequest)
   .middleware(Authentication)
   .annotate(OpenApi.Description, "Transcripts the account owns")
@@ -70,6 +95,12 @@ export const TranscriptsHttp = HttpApiBuilder.group(
   "transcripts",
   (handlers) =>
     handlers
+      .handle("translate", ({ path, payload }) =>
+        Effect.gen(function* () {
+          const translate = yield* Translate
+          return yield* useCase(translate.translate(yield* CurrentAccount, path.video_id, payload))
+        })
+      )
       .handle("list", ({ urlParams }) =>
         Effect.gen(function* () {
           const transcripts = yield* StoredTranscripts
