@@ -477,6 +477,10 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
         })
       )
 
+      /** POST /transcribe of an upload, with the webhook it needs. */
+      const transcribeUpload = (server: TestServerService, key: string, uploadId: string) =>
+        transcribe(server, key, { upload_id: uploadId, webhook_url: "https://hooks.example.com/x" })
+
       const uploaded = (server: TestServerService, key: string, overrides: Record<string, unknown> = {}) =>
         Effect.gen(function* () {
           const upload = Schema.decodeUnknownSync(Api.UploadCreateResponse)(
@@ -499,12 +503,7 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
           )
           // Still uploaded: complete answers 200 again, and a request with a webhook starts the job.
           expect((yield* server.post(api(`/uploads/${upload.upload_id}/complete`), { key })).status).toBe(200)
-          yield* started(
-            yield* transcribe(server, key, {
-              upload_id: upload.upload_id,
-              webhook_url: "https://hooks.example.com/x"
-            })
-          )
+          yield* started(yield* transcribeUpload(server, key, upload.upload_id))
           expect(yield* balanceOf(server, key)).toBe(10)
         })
       )
@@ -517,24 +516,14 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
             const { key } = yield* account(10)
             // welcome.wav lasts 4.96 s: declared as 2 s it is more than 2 s longer than declared.
             const short = yield* uploaded(server, key, { duration_sec: 2 })
-            const body = yield* started(
-              yield* transcribe(server, key, {
-                upload_id: short.upload_id,
-                webhook_url: "https://hooks.example.com/x"
-              })
-            )
+            const body = yield* started(yield* transcribeUpload(server, key, short.upload_id))
             const job = yield* pollJob(server, key, body.job_id)
             expect(job).toMatchObject({ status: "failed", credits_used: 0 })
             if (job.status === "failed") expect(job.error).toMatch(/duration_sec of 2/)
             expect(yield* balanceOf(server, key)).toBe(10)
             // Declared as 4 s (rounded down, within the slack) it is transcribed and charged as quoted.
             const rounded = yield* uploaded(server, key, { duration_sec: 4 })
-            const fair = yield* started(
-              yield* transcribe(server, key, {
-                upload_id: rounded.upload_id,
-                webhook_url: "https://hooks.example.com/x"
-              })
-            )
+            const fair = yield* started(yield* transcribeUpload(server, key, rounded.upload_id))
             const done = yield* pollJob(server, key, fair.job_id)
             expect(done).toMatchObject({ status: "completed", credits_used: fair.estimated_credits })
             expect(yield* balanceOf(server, key)).toBe(10 - fair.estimated_credits)
