@@ -29,6 +29,7 @@ import {
   type PersistenceError,
   rateLimitRefusal,
   StoredTranscripts,
+  Themes,
   Transcribe,
   Translate
 } from "@verbatim/core"
@@ -77,6 +78,8 @@ export interface Operations {
     request: Api.ChannelResolveRequest,
     key?: IdempotencyKey
   ) => Answer<Api.ChannelResolveResponse>
+  /** GET /transcripts/{video_id}/themes, or POST when `unlock` (1 credit, once). */
+  readonly themes: (videoId: string, query: Api.ThemesQuery, unlock: boolean) => Answer<Api.ThemesState>
 }
 
 /** The operations of the account an MCP session acts for. */
@@ -95,6 +98,7 @@ export type UseCases =
   | BatchWork
   | CollectionWork
   | Idempotency
+  | Themes
   | Translate
 
 /**
@@ -114,6 +118,7 @@ export const inProcess = (
     const batches = yield* BatchWork
     const collections = yield* CollectionWork
     const idempotency = yield* Idempotency
+    const themes = yield* Themes
     const translations = yield* Translate
 
     const authorized = Effect.gen(function* () {
@@ -186,6 +191,12 @@ export const inProcess = (
             Schema.encodeSync(Api.ChannelResolveRequest)(request),
             Api.ChannelResolveResponse
           )(account, collections.resolveChannel(account, request))
+        ),
+      themes: (videoId, query, unlock) =>
+        run(
+          "themes",
+          (account): Effect.Effect<Api.ThemesState, Errors.ApiError | PersistenceError> =>
+            unlock ? themes.unlock(account, videoId, query) : themes.get(account, videoId, query)
         )
     }
   })
@@ -271,6 +282,10 @@ export const overHttp = (options: RemoteOptions): Effect.Effect<Operations, neve
       resolvePlaylist: (payload, key) =>
         call("resolvePlaylist", client.playlists.resolve({ payload, headers: idempotencyHeaders(key) })),
       resolveChannel: (payload, key) =>
-        call("resolveChannel", client.channels.resolve({ payload, headers: idempotencyHeaders(key) }))
+        call("resolveChannel", client.channels.resolve({ payload, headers: idempotencyHeaders(key) })),
+      themes: (video_id, urlParams, unlock) =>
+        unlock
+          ? call("themes", client.themes.unlock({ path: { video_id }, urlParams }))
+          : call("themes", client.themes.get({ path: { video_id }, urlParams }))
     }
   })

@@ -17,7 +17,8 @@ const names = [
   "run_batch",
   "get_batch",
   "resolve_playlist",
-  "resolve_channel"
+  "resolve_channel",
+  "get_themes"
 ]
 
 describe("tool listings", () => {
