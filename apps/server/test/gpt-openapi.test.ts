@@ -30,11 +30,13 @@ layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("GPT
           "getJob",
           "getRecommendedVideos",
           "getTranscript",
+          "getThemes",
           "getTranscriptLanguages",
           "listTranscripts",
           "resolveChannel",
           "resolvePlaylist",
           "transcribeVideo",
+          "unlockThemes",
           "translateTranscript"
         ].sort()
       )

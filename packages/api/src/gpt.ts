@@ -77,6 +77,18 @@ export const gptOperations: { readonly [contractId: string]: GptOperation } = {
     description:
       "Send target_language (ISO 639-1). Set provider ai, or allow_ai_fallback true, unless the platform offers the language (getTranscriptLanguages). The translation is stored with the source's times; a translation already owned is free. Tell the user the price first."
   },
+  "themes.get": {
+    operationId: "getThemes",
+    summary: "Themes of a stored transcript (free; locked until unlocked)",
+    description:
+      "Answers locked with credits_required until unlockThemes is called, 202 processing while detection runs, then the tldr, themes, keywords (with the segments that mention them) and quoted moments. Never charges."
+  },
+  "themes.unlock": {
+    operationId: "unlockThemes",
+    summary: "Unlock a transcript's themes (1 credit, once)",
+    description:
+      "Charges 1 credit the first time (0 under 50 words; free once unlocked) and waits about 25 s: the themes, or 202 processing (poll getThemes). Tell the user the price first."
+  },
   "credits.credits": {
     operationId: "getCredits",
     summary: "The user's credit balance and plan (free)",

@@ -43,6 +43,8 @@ const expected = [
   ["get", "/transcripts/{video_id}", "getTranscript"],
   ["get", "/transcripts/{video_id}/languages", "getTranscriptLanguages"],
   ["post", "/transcripts/{video_id}/translate", "translateTranscript"],
+  ["get", "/transcripts/{video_id}/themes", "getThemes"],
+  ["post", "/transcripts/{video_id}/themes", "unlockThemes"],
   ["get", "/credits", "getCredits"],
   ["post", "/batch", "createBatch"],
   ["get", "/batch/{batch_id}", "getBatch"],
