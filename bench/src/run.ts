@@ -19,8 +19,9 @@
  *
  * Settings: DATABASE_URL (required: the yardstick is a PostgreSQL client), REDIS_URL,
  * BENCH_TRANSCRIPTS (10000), BENCH_WORDS (1000), BENCH_SECONDS (10), BENCH_CONNECTIONS (10),
- * BENCH_ROUNDS (2), BENCH_ACCOUNTS (64), BENCH_LATENCY_REQUESTS (2000). Results are printed as one
- * table and written as JSON to bench/results/.
+ * BENCH_ROUNDS (2), BENCH_ACCOUNTS (64), BENCH_LATENCY_REQUESTS (2000), BENCH_PROFILE (false: when
+ * true the service writes a V8 CPU profile to bench/results/profiles/; `profile.ts` summarises it).
+ * Results are printed as one table and written as JSON to bench/results/.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -47,7 +48,8 @@ const settings = Config.all({
   connections: Config.integer("BENCH_CONNECTIONS").pipe(Config.withDefault(10)),
   rounds: Config.integer("BENCH_ROUNDS").pipe(Config.withDefault(2)),
   accounts: Config.integer("BENCH_ACCOUNTS").pipe(Config.withDefault(64)),
-  latencyRequests: Config.integer("BENCH_LATENCY_REQUESTS").pipe(Config.withDefault(2_000))
+  latencyRequests: Config.integer("BENCH_LATENCY_REQUESTS").pipe(Config.withDefault(2_000)),
+  profile: Config.boolean("BENCH_PROFILE").pipe(Config.withDefault(false))
 })
 type Settings = Config.Config.Success<typeof settings>
 
@@ -258,7 +260,7 @@ const startProcess = (
       child.stdout?.pipe(log)
       child.stderr?.pipe(log)
       const base = `http://127.0.0.1:${port}/api/v2`
-      const deadline = Date.now() + 60_000
+      const deadline = Date.now() + 180_000
       while (Date.now() < deadline) {
         const up = yield* Effect.promise(() =>
           fetch(`${base}/ping`).then(
@@ -379,7 +381,13 @@ const program = Effect.gen(function* () {
   const redis = config.redisUrl._tag === "Some" ? config.redisUrl.value : undefined
   const service = yield* startProcess(
     "the service",
-    ["--import", "tsx", "--conditions=@verbatim/source", "apps/server/src/main.ts"],
+    [
+      ...(config.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(benchDir, "results", "profiles")}`] : []),
+      "--import",
+      "tsx",
+      "--conditions=@verbatim/source",
+      "apps/server/src/main.ts"
+    ],
     {
       DATABASE_URL: database.url,
       VERBATIM_PLATFORM: "demo",

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "@effect/vitest"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
-import { jsonLineLogger, loggerFor, prettyLineLogger } from "@verbatim/runtime"
+import { batchedLines, jsonLineLogger, loggerFor, prettyLineLogger } from "@verbatim/runtime"
 import { ConfigProvider, Effect, Either, HashMap, List, LogLevel, Option } from "effect"
 import { describeConfigError, ServerConfig } from "../src/config.js"
 
@@ -155,10 +155,10 @@ describe("log settings", () => {
     expect(line).toBe("2026-11-24T10:00:00.000Z INFO  GET /api/v2/credits 200 3.1ms account=a1")
   })
 
-  it("the process logger writes one line to stdout per entry at the configured level or above", () => {
-    const written: Array<string> = []
+  it("the process logger writes the entries at the configured level or above to stdout, one line each, a turn of the event loop in one write", async () => {
+    const writes: Array<string> = []
     const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-      written.push(String(chunk))
+      writes.push(String(chunk))
       return true
     })
     try {
@@ -167,13 +167,32 @@ describe("log settings", () => {
           Effect.provide(loggerFor({ level: LogLevel.Warning, format: "json" }))
         )
       )
+      await new Promise((resolve) => setImmediate(resolve))
     } finally {
       spy.mockRestore()
     }
-    expect(written.map((line) => JSON.parse(line) as { msg: string; level: string })).toEqual([
+    expect(writes).toHaveLength(1)
+    const text = writes.join("")
+    expect(text.endsWith("}\n")).toBe(true)
+    expect(
+      text
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { msg: string; level: string })
+    ).toEqual([
       expect.objectContaining({ msg: "heard", level: "warn" }),
       expect.objectContaining({ msg: "also heard", level: "error" })
     ])
-    expect(written.every((line) => line.endsWith("}\n"))).toBe(true)
+  })
+
+  it("batched lines: nothing is written before the turn ends or a flush (as at exit), then all in one write", () => {
+    const writes: Array<string> = []
+    const sink = batchedLines((text) => writes.push(text))
+    sink.line("one")
+    sink.line("two")
+    expect(writes).toEqual([])
+    sink.flush()
+    sink.flush()
+    expect(writes).toEqual(["one\ntwo\n"])
   })
 })

@@ -283,14 +283,56 @@ export const prettyLineLogger: Logger.Logger<unknown, string> = Logger.make(
   }
 )
 
+/**
+ * A sink of lines that writes the lines of one turn of the event loop in one `write`. Writes to a
+ * pipe or a file are synchronous in Node, so a line per write (one per request, for the access
+ * log) was a system call per request; under load one write now carries many lines. `flush` writes
+ * what is pending at once (the process logger calls it when the process exits).
+ */
+export const batchedLines = (
+  write: (text: string) => void
+): { readonly line: (line: string) => void; readonly flush: () => void } => {
+  let pending: Array<string> = []
+  let scheduled = false
+  const flush = () => {
+    scheduled = false
+    if (pending.length === 0) return
+    const text = pending.join("")
+    pending = []
+    write(text)
+  }
+  return {
+    line: (line) => {
+      pending.push(`${line}\n`)
+      if (!scheduled) {
+        scheduled = true
+        setImmediate(flush)
+      }
+    },
+    flush
+  }
+}
+
+let stdoutLines: ((line: string) => void) | undefined
+
+/** Lines to stdout, batched per turn of the event loop; what is pending is written at exit. */
+const stdoutSink = (): ((line: string) => void) => {
+  if (stdoutLines === undefined) {
+    const sink = batchedLines((text) => process.stdout.write(text))
+    process.once("exit", sink.flush)
+    stdoutLines = sink.line
+  }
+  return stdoutLines
+}
+
 /** The process's logger: the format and the least severe level of the settings, written to stdout. */
-export const loggerFor = (settings: LogSettings): Layer.Layer<never> =>
-  Layer.merge(
+export const loggerFor = (settings: LogSettings): Layer.Layer<never> => {
+  const sink = stdoutSink()
+  return Layer.merge(
     Logger.replace(
       Logger.defaultLogger,
-      (settings.format === "json" ? jsonLineLogger : prettyLineLogger).pipe(
-        Logger.map((line): boolean => process.stdout.write(`${line}\n`))
-      )
+      (settings.format === "json" ? jsonLineLogger : prettyLineLogger).pipe(Logger.map(sink))
     ),
     Logger.minimumLogLevel(settings.level)
   )
+}

@@ -7,7 +7,7 @@ import { Api } from "@verbatim/domain"
 import { Option } from "effect"
 import type { JobRecord } from "../ports/jobs.js"
 import type { TranscriptRecord } from "../ports/transcripts.js"
-import { type PayloadParts, transcribeData } from "./payload.js"
+import { alreadyChecked, type PayloadParts, transcribeData } from "./payload.js"
 
 const common = (job: JobRecord) => ({
   job_id: job.id,
@@ -19,19 +19,22 @@ const common = (job: JobRecord) => ({
 })
 
 export const listItem = (job: JobRecord) =>
-  new Api.JobListItem({
-    job_id: job.id,
-    video_id: job.videoId,
-    video_title: job.videoTitle,
-    language: job.language,
-    source: job.source,
-    status: job.status,
-    error: job.error,
-    credits_used: job.creditsUsed,
-    created_at: job.createdAt,
-    started_at: job.startedAt,
-    completed_at: job.completedAt
-  })
+  new Api.JobListItem(
+    {
+      job_id: job.id,
+      video_id: job.videoId,
+      video_title: job.videoTitle,
+      language: job.language,
+      source: job.source,
+      status: job.status,
+      error: job.error,
+      credits_used: job.creditsUsed,
+      created_at: job.createdAt,
+      started_at: job.startedAt,
+      completed_at: job.completedAt
+    },
+    alreadyChecked
+  )
 
 /** The data of a completed job whose transcript was deleted: the video, and no text. */
 const emptyData = (
@@ -39,18 +42,21 @@ const emptyData = (
   language: Api.TranscriptPayload["language"],
   source: Api.TranscriptPayload["source"]
 ) =>
-  new Api.TranscribeData({
-    video_id: job.videoId,
-    video_title: job.videoTitle,
-    transcript: new Api.TranscriptPayload({
-      text: "",
-      language,
-      source,
-      segments: [],
-      paragraphs: null,
-      words: null
-    })
-  })
+  new Api.TranscribeData(
+    {
+      video_id: job.videoId,
+      video_title: job.videoTitle,
+      transcript: new Api.TranscriptPayload({
+        text: "",
+        language,
+        source,
+        segments: [],
+        paragraphs: null,
+        words: null
+      })
+    },
+    alreadyChecked
+  )
 
 /** The job object, with the transcript (when completed and still stored) cut to `parts`. */
 export const jobBody = (
@@ -60,19 +66,22 @@ export const jobBody = (
 ): Api.Job => {
   switch (job.status) {
     case "completed":
-      return new Api.JobCompleted({
-        ...common(job),
-        status: "completed",
-        data: Option.match(transcript, {
-          onSome: (record) => transcribeData(record, parts),
-          onNone: () =>
-            emptyData(
-              job,
-              job.language ?? ("en" as Api.TranscriptPayload["language"]),
-              job.source ?? "manual"
-            )
-        })
-      })
+      return new Api.JobCompleted(
+        {
+          ...common(job),
+          status: "completed",
+          data: Option.match(transcript, {
+            onSome: (record) => transcribeData(record, parts),
+            onNone: () =>
+              emptyData(
+                job,
+                job.language ?? ("en" as Api.TranscriptPayload["language"]),
+                job.source ?? "manual"
+              )
+          })
+        },
+        alreadyChecked
+      )
     case "processing":
       return new Api.JobProcessing({ ...common(job), status: "processing" })
     case "failed":

@@ -5,6 +5,7 @@ import { Jobs } from "../ports/jobs.js"
 import { Transcripts } from "../ports/transcripts.js"
 import { notFound } from "./failures.js"
 import { jobBody, listItem } from "./job-body.js"
+import { alreadyChecked } from "./payload.js"
 import { JobQueries } from "./tags.js"
 
 export const JobQueriesLive = Layer.effect(
@@ -39,11 +40,14 @@ export const JobQueriesLive = Layer.effect(
           .pipe(
             Effect.map(
               (page) =>
-                new Api.JobList({
-                  jobs: page.items.map(listItem),
-                  count: page.items.length,
-                  pagination: Plan.paginate(page.total, query.page, query.limit)
-                })
+                new Api.JobList(
+                  {
+                    jobs: page.items.map(listItem),
+                    count: page.items.length,
+                    pagination: Plan.paginate(page.total, query.page, query.limit)
+                  },
+                  alreadyChecked
+                )
             )
           )
     })

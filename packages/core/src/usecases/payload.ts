@@ -3,6 +3,13 @@ import { Api, Transcript } from "@verbatim/domain"
 import { Option, Schema } from "effect"
 import type { TranscriptRecord } from "../ports/transcripts.js"
 
+/**
+ * How responses are built from records a schema has already decoded: without validating them a
+ * second time (a class constructor validates its fields by default; the HTTP layer still checks
+ * every response when it encodes it). On the hot paths this was a tenth of the CPU (issue 13).
+ */
+export const alreadyChecked = { disableValidation: true } as const
+
 export interface PayloadParts {
   /** Timestamped segments (`format.timestamp`, `include_segments`). */
   readonly segments: boolean
@@ -15,28 +22,34 @@ export interface PayloadParts {
 const withoutWords = (segment: Transcript.Segment): Transcript.Segment =>
   segment.words === undefined
     ? segment
-    : new Transcript.Segment({ text: segment.text, start: segment.start, end: segment.end })
+    : new Transcript.Segment({ text: segment.text, start: segment.start, end: segment.end }, alreadyChecked)
 
 export const transcriptPayload = (record: TranscriptRecord, parts: PayloadParts): Api.TranscriptPayload => {
   const words =
     parts.words && Transcript.hasWords(record.segments) ? Transcript.wordsOf(record.segments) : null
-  return new Api.TranscriptPayload({
-    text: record.text,
-    language: record.language,
-    source: record.sourceKind,
-    segments: parts.segments ? (parts.words ? record.segments : record.segments.map(withoutWords)) : [],
-    paragraphs: parts.paragraphs ? Transcript.paragraphsOf(record.segments) : null,
-    words
-  })
+  return new Api.TranscriptPayload(
+    {
+      text: record.text,
+      language: record.language,
+      source: record.sourceKind,
+      segments: parts.segments ? (parts.words ? record.segments : record.segments.map(withoutWords)) : [],
+      paragraphs: parts.paragraphs ? Transcript.paragraphsOf(record.segments) : null,
+      words
+    },
+    alreadyChecked
+  )
 }
 
 export const transcribeData = (record: TranscriptRecord, parts: PayloadParts): Api.TranscribeData =>
-  new Api.TranscribeData({
-    video_id: record.videoId,
-    transcript: transcriptPayload(record, parts),
-    video_title: record.videoTitle,
-    ...(record.asrIntelligence === null ? {} : { asr_intelligence: record.asrIntelligence })
-  })
+  new Api.TranscribeData(
+    {
+      video_id: record.videoId,
+      transcript: transcriptPayload(record, parts),
+      video_title: record.videoTitle,
+      ...(record.asrIntelligence === null ? {} : { asr_intelligence: record.asrIntelligence })
+    },
+    alreadyChecked
+  )
 
 /** The parts a job's webhook carries: its payload's `format` (as the request sent it), else the defaults. */
 export const partsOfPayload = (payload: Api.FreeFormObject | null): PayloadParts => {

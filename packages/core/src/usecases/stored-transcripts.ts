@@ -11,6 +11,7 @@ import { Jobs } from "../ports/jobs.js"
 import { type TranscriptRecord, type TranscriptSummary, Transcripts } from "../ports/transcripts.js"
 import { VideoPlatform } from "../ports/video-platform.js"
 import { notFound } from "./failures.js"
+import { alreadyChecked } from "./payload.js"
 import { StoredTranscripts } from "./tags.js"
 
 const kindRank: Record<Transcript.SourceKind, number> = { manual: 0, auto: 1, asr: 2 }
@@ -25,20 +26,23 @@ const sameLanguage = (a: Language.LanguageCode, b: Language.LanguageCode) =>
   a.toLowerCase() === b.toLowerCase()
 
 const listItem = (item: TranscriptSummary & { readonly segments?: ReadonlyArray<Transcript.Segment> }) =>
-  new Api.TranscriptListItem({
-    id: item.id,
-    video_id: item.videoId,
-    video_title: item.videoTitle,
-    language: item.language,
-    source_kind: item.sourceKind,
-    status: item.status,
-    created_at: item.createdAt,
-    word_count: item.wordCount,
-    segment_count: item.segmentCount,
-    duration_seconds: item.durationSeconds,
-    credits_used: item.creditsUsed,
-    ...(item.segments === undefined ? {} : { segments: item.segments })
-  })
+  new Api.TranscriptListItem(
+    {
+      id: item.id,
+      video_id: item.videoId,
+      video_title: item.videoTitle,
+      language: item.language,
+      source_kind: item.sourceKind,
+      status: item.status,
+      created_at: item.createdAt,
+      word_count: item.wordCount,
+      segment_count: item.segmentCount,
+      duration_seconds: item.durationSeconds,
+      credits_used: item.creditsUsed,
+      ...(item.segments === undefined ? {} : { segments: item.segments })
+    },
+    alreadyChecked
+  )
 
 const deleted = (count: number, what: string) =>
   new Api.DeleteResponse({
@@ -79,11 +83,14 @@ export const StoredTranscriptsLive = Layer.effect(
           .pipe(
             Effect.map(
               (page) =>
-                new Api.TranscriptList({
-                  history: page.items.map(listItem),
-                  count: page.items.length,
-                  pagination: Plan.paginate(page.total, query.page, query.limit)
-                })
+                new Api.TranscriptList(
+                  {
+                    history: page.items.map(listItem),
+                    count: page.items.length,
+                    pagination: Plan.paginate(page.total, query.page, query.limit)
+                  },
+                  alreadyChecked
+                )
             )
           ),
 
@@ -131,19 +138,22 @@ export const StoredTranscriptsLive = Layer.effect(
           return {
             record,
             segments: record.segments,
-            response: new Api.StoredTranscript({
-              id: record.id,
-              video_id: record.videoId,
-              language: record.language,
-              text: record.text,
-              segments,
-              has_timestamps: query.include_timestamps && record.hasTimestamps,
-              source_kind: record.sourceKind,
-              video_title: record.videoTitle,
-              summary: record.summary,
-              mind_map: record.mindMap,
-              ...(record.asrIntelligence === null ? {} : { asr_intelligence: record.asrIntelligence })
-            })
+            response: new Api.StoredTranscript(
+              {
+                id: record.id,
+                video_id: record.videoId,
+                language: record.language,
+                text: record.text,
+                segments,
+                has_timestamps: query.include_timestamps && record.hasTimestamps,
+                source_kind: record.sourceKind,
+                video_title: record.videoTitle,
+                summary: record.summary,
+                mind_map: record.mindMap,
+                ...(record.asrIntelligence === null ? {} : { asr_intelligence: record.asrIntelligence })
+              },
+              alreadyChecked
+            )
           }
         }),
 

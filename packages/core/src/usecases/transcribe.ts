@@ -32,7 +32,7 @@ import { AddressResolver } from "../ports/webhooks.js"
 import { type AsrTarget, encodeAsrPayload, unsupportedOption } from "./asr-work.js"
 import { fromPlatformError, notFound } from "./failures.js"
 import { JobLifecycle } from "./job-lifecycle.js"
-import { transcribeData } from "./payload.js"
+import { alreadyChecked, transcribeData } from "./payload.js"
 import { resolveRequest } from "./transcribe-request.js"
 import { WebhookAllowList } from "./webhook-url.js"
 
@@ -119,14 +119,17 @@ export const makeTranscribe = Effect.gen(function* () {
           )
 
       const completed = (record: TranscriptRecord, credits: Credits.Credits) =>
-        new Api.TranscribeCompleted({
-          request_id: requestId,
-          mode,
-          status: "completed",
-          data: transcribeData(record, parts),
-          credits_used: credits,
-          job_id: jobId
-        })
+        new Api.TranscribeCompleted(
+          {
+            request_id: requestId,
+            mode,
+            status: "completed",
+            data: transcribeData(record, parts),
+            credits_used: credits,
+            job_id: jobId
+          },
+          alreadyChecked
+        )
 
       /** An owned transcript, served again for 0 credits (DESIGN decision 5). */
       const serveOwned = (record: TranscriptRecord) =>
