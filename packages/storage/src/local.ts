@@ -21,8 +21,10 @@
  * media type compared ignoring case, parameters not tolerated: see `./media-type.ts`), the
  * Content-Length when the request has one (`size`), then the body, counted as it streams: more
  * bytes than signed is refused at the chunk that crosses the size, fewer when the body ends
- * (`size`), and a body that fails (the client went away) is `incomplete`. Like a presigned S3 URL, a
- * token may be used again until it expires (each PUT replaces the blob with the same terms).
+ * (`size`), and a body that fails (the client went away) is `incomplete`; the expiry is checked
+ * again once the body has arrived (`expired`), so no blob lands after its expiry, when the uploads'
+ * sweep may already have removed the upload it belonged to. Like a presigned S3 URL, a token may be
+ * used again until it expires (each PUT replaces the blob with the same terms).
  */
 import { randomUUID } from "node:crypto"
 import { FileSystem, Path } from "@effect/platform"
@@ -287,6 +289,8 @@ export const make = (
                   `the body ended after ${received} of the ${claims.sizeBytes} bytes signed`
                 )
               yield* handle.sync.pipe(Effect.mapError(failure("cannot write the blob")))
+              if ((yield* Clock.currentTimeMillis) >= claims.expiresAtMillis)
+                return yield* reject("expired", "the upload URL expired before the body had arrived")
             })
           )
           // Commit: the sidecar first, then the bytes, without interruption in between.

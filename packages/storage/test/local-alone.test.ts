@@ -53,7 +53,7 @@ const isolated = (settings: Partial<LocalBlobStore.LocalBlobStoreSettings> = {})
       signedUrlBase: "http://127.0.0.1:1/files/",
       ...settings
     })
-    return { ...local, fs }
+    return { ...local, fs, root }
   }).pipe(Effect.provide(NodeContext.layer), Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)))
 
 describe("LocalBlobStore without HTTP", () => {
@@ -76,6 +76,25 @@ describe("LocalBlobStore without HTTP", () => {
         yield* TestClock.adjust(Duration.millis(1))
         expect(refusalOf(yield* Effect.exit(send))).toBe("expired")
       })
+  )
+
+  it.scoped("a body still arriving when the URL expires is refused as expired and leaves nothing", () =>
+    Effect.gen(function* () {
+      const { store, receiver, fs, root } = yield* isolated()
+      const expiresAt = DateTime.add(yield* DateTime.now, { minutes: 10 })
+      const ticket = yield* store.signPut("a/b", { contentType: "audio/mpeg", sizeBytes: 2, expiresAt })
+      // The first byte comes in time, the second once the URL has expired.
+      const late = Stream.concat(
+        Stream.make(new Uint8Array([1])),
+        Stream.fromEffect(TestClock.adjust(Duration.minutes(10)).pipe(Effect.as(new Uint8Array([2]))))
+      )
+      const exit = yield* Effect.exit(
+        receiver.receive({ token: ticket.token, contentType: "audio/mpeg", contentLength: 2, body: late })
+      )
+      expect(refusalOf(exit)).toBe("expired")
+      expect(yield* store.stat("a/b")).toEqual(Option.none())
+      expect(yield* fs.readDirectory(join(root, ".partial"))).toEqual([])
+    })
   )
 
   it.scoped(
