@@ -96,7 +96,13 @@ export interface PendingItem {
 
 /** What an attempt to take a batch item found. */
 export type ItemClaim =
-  | { readonly _tag: "Claimed"; readonly batch: BatchRecord; readonly item: BatchItem }
+  | {
+      readonly _tag: "Claimed"
+      readonly batch: BatchRecord
+      readonly item: BatchItem
+      /** Whether a worker had taken the item before (it may have run the item's job already). */
+      readonly takenBefore: boolean
+    }
   | { readonly _tag: "Waiting" }
   | { readonly _tag: "Taken" }
 

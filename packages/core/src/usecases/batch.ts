@@ -491,12 +491,12 @@ export const makeBatchWork = Effect.gen(function* () {
           }
         ])
       }
-      const { batch, item } = claimed
+      const { batch, item, takenBefore } = claimed
       // The item's lease is extended while it runs (its heartbeat), so an item that runs longer than
       // its lease is not taken by another worker; the heartbeat stops when the run ends, and a lease
       // lost all the same (another worker took the item) stops the run.
       const ran = yield* Effect.raceFirst(
-        runClaimed(batch, item),
+        runClaimed(batch, item, takenBefore),
         keepLease({ ...key.value, owner, leaseMs })
       )
       if (ran === "lease lost") {
@@ -535,10 +535,13 @@ export const makeBatchWork = Effect.gen(function* () {
     )
   }
 
-  /** Runs a claimed item: the video's transcribe request as the item's job, unless that job exists. */
-  const runClaimed = (batch: BatchRecord, item: BatchItem) =>
+  /**
+   * Runs a claimed item: the video's transcribe request as the item's job, unless that job exists
+   * (only an item taken before can have one).
+   */
+  const runClaimed = (batch: BatchRecord, item: BatchItem, takenBefore: boolean) =>
     Effect.gen(function* () {
-      const existing = yield* jobs.get(batch.accountId, item.jobId)
+      const existing = takenBefore ? yield* jobs.get(batch.accountId, item.jobId) : Option.none()
       if (Option.isNone(existing)) {
         const account = yield* accounts.get(batch.accountId)
         if (Option.isNone(account)) return "no account" as const

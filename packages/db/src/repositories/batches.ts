@@ -50,7 +50,8 @@ const ClaimRow = Schema.Struct({
   itemVideoId: ItemRow.fields.videoId,
   itemJobId: ItemRow.fields.jobId,
   itemError: ItemRow.fields.error,
-  itemDone: ItemRow.fields.done
+  itemDone: ItemRow.fields.done,
+  takenBefore: Schema.Boolean
 })
 
 const RecordRow = Schema.Struct({ ...TranscriptRecord.fields, createdAt: Timestamp })
@@ -146,12 +147,16 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
   /**
    * Takes the item and answers it with its batch, in one statement; the batch row is written only
    * by the first claim (`started_at`), so concurrent claims of one batch never queue on its row.
+   * `taken_before` reads the lease as this statement's snapshot saw it: a claim that succeeds over
+   * a lease taken since would have failed its own conditions.
    */
   const claimOne = SqlSchema.findOne({
     Request: Schema.Struct({ ...BatchKey.fields, owner: Schema.String, now: Timestamp, until: Timestamp }),
     Result: ClaimRow,
     execute: ({ batchId, position, owner, now, until }) =>
-      sql`WITH claimed AS (
+      sql`WITH before AS (
+          SELECT lease_expires_at FROM batch_items WHERE batch_id = ${batchId} AND position = ${position}
+        ), claimed AS (
           UPDATE batch_items SET lease_owner = ${owner}, lease_expires_at = ${until}
           WHERE batch_id = ${batchId} AND position = ${position} AND NOT done
             AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
@@ -164,6 +169,7 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
         )
         SELECT c.position AS item_position, c.request_id AS item_request_id, c.video_id AS item_video_id,
           c.job_id AS item_job_id, c.error AS item_error, c.done AS item_done,
+          EXISTS (SELECT 1 FROM before WHERE lease_expires_at IS NOT NULL) AS taken_before,
           b.id, b.account_id, b.request_id, b.status, b.request, b.total, b.webhook_url,
           b.webhook_delivery_id, b.fetches_after_finish, b.fetch_window_started_at, b.created_at,
           coalesce(b.started_at, ${now}) AS started_at, b.completed_at
@@ -304,8 +310,16 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
           until: DateTime.add(now, { millis: leaseMs })
         })
         if (Option.isSome(claimed)) {
-          const { itemPosition, itemRequestId, itemVideoId, itemJobId, itemError, itemDone, ...batch } =
-            claimed.value
+          const {
+            itemPosition,
+            itemRequestId,
+            itemVideoId,
+            itemJobId,
+            itemError,
+            itemDone,
+            takenBefore,
+            ...batch
+          } = claimed.value
           return {
             _tag: "Claimed",
             batch,
@@ -316,7 +330,8 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
               jobId: itemJobId,
               error: itemError,
               done: itemDone
-            }
+            },
+            takenBefore
           } satisfies ItemClaim
         }
         const waiting = yield* waitingOne({ batchId, position, now })

@@ -65,7 +65,12 @@ describeEachDatabase(
         expect((yield* claim(newer.id, 0))._tag).toBe("Waiting")
         expect((yield* claim(newer.id, 1))._tag).toBe("Waiting")
         const first = yield* claim(older.id, 0)
-        expect(first._tag).toBe("Claimed")
+        expect(first).toMatchObject({
+          _tag: "Claimed",
+          item: { position: 0, videoId: "vidAAAAAAAA", done: false }
+        })
+        // The first claim started the batch.
+        if (first._tag === "Claimed") expect(first.batch.startedAt).toEqual(now)
         // Held by a worker: taken, not waiting.
         expect((yield* claim(older.id, 0, "w2"))._tag).toBe("Taken")
         expect(yield* batches.itemDone(older.id, 0, "w1")).toBe(true)
@@ -73,8 +78,10 @@ describeEachDatabase(
         expect((yield* claim(newer.id, 0))._tag).toBe("Waiting")
         // An expired lease can be taken again, by another worker.
         const later = DateTime.add(now, { seconds: 11 })
-        expect((yield* claim(older.id, 1, "w1"))._tag).toBe("Claimed")
-        expect((yield* claim(older.id, 1, "w2", later))._tag).toBe("Claimed")
+        const fresh = yield* claim(older.id, 1, "w1")
+        expect(fresh).toMatchObject({ _tag: "Claimed", takenBefore: false, batch: { id: older.id } })
+        // Taken again: the claim says so (the item's job may exist already).
+        expect(yield* claim(older.id, 1, "w2", later)).toMatchObject({ _tag: "Claimed", takenBefore: true })
         expect(yield* batches.itemDone(older.id, 1, "w1")).toBe(false)
         expect(yield* batches.itemDone(older.id, 1, "w2")).toBe(true)
         expect((yield* claim(newer.id, 0))._tag).toBe("Claimed")
