@@ -1,0 +1,194 @@
+/**
+ * Themes on the production wiring (no worker running: the tests run detection items themselves),
+ * on PGlite and on PostgreSQL when DATABASE_URL is set:
+ *
+ * - a detection whose worker died (its lease held, then expired) is offered again by the
+ *   reconciler and finished by another worker, charged once;
+ * - a detection claimed more than `maxAttempts` times is given up and refunded;
+ * - an engine answer whose anchors are not in the transcript is refused and refunded;
+ * - GET never starts detection and never charges; a refunded unlock shows as locked, and a new
+ *   POST unlocks again with a new charge (each charge and refund keyed, posted once).
+ */
+import { expect, layer } from "@effect/vitest"
+import {
+  type Account,
+  Themes,
+  type ThemesDetection,
+  ThemesEngine,
+  ThemesStore,
+  type TranscriptRecord,
+  Transcripts,
+  WorkQueue
+} from "@verbatim/core"
+import { Api } from "@verbatim/domain"
+import { DateTime, Effect, Layer, Option } from "effect"
+import { servicesOn, testInfrastructure, testThemes, themesEngineFor } from "../../src/index.js"
+import {
+  createAccount,
+  expectBalancedBooks,
+  query,
+  suiteOptions,
+  transcriptRecord,
+  videos
+} from "./support.js"
+
+/** Videos whose detection the scripted engine answers with anchors outside the transcript. */
+const misplacedVideo = videos.manualOnly
+
+/** The local engine, except for `misplacedVideo`: a mention of a segment that does not exist. */
+const scriptedEngine = Layer.effect(
+  ThemesEngine,
+  Effect.map(ThemesEngine, (local) => ({
+    name: "scripted",
+    detect: (input) =>
+      input.videoId !== misplacedVideo
+        ? local.detect(input)
+        : Effect.map(local.detect(input), (found): ThemesDetection => {
+            const [theme] = found.themes
+            if (theme === undefined) return found
+            const [keyword] = theme.keywords
+            const moved = new Api.ThemeKeyword({
+              ...(keyword as Api.ThemeKeyword),
+              mentions: [new Api.KeywordMention({ segment_index: input.segments.length + 5, start: 0 })]
+            })
+            return {
+              ...found,
+              themes: [new Api.Theme({ ...theme, keywords: [moved] }), ...found.themes.slice(1)]
+            }
+          })
+  }))
+).pipe(Layer.provide(themesEngineFor("local")))
+
+const wiring = servicesOn(
+  testInfrastructure({ themes: testThemes(scriptedEngine, { waitMs: 100, maxAttempts: 2 }) })
+)
+
+const store = (record: TranscriptRecord) =>
+  Effect.flatMap(Transcripts, (transcripts) => transcripts.store(record)).pipe(Effect.map((s) => s.record))
+
+const themesQuery = (fields: Record<string, string> = {}) => query(Api.ThemesQuery, fields)
+
+/** The account's themes record of the stored transcript. */
+const recordOf = (account: Account, transcript: TranscriptRecord) =>
+  Effect.flatMap(ThemesStore, (s) => s.find(account.id, transcript.id)).pipe(Effect.map(Option.getOrThrow))
+
+/** Runs the detection item of a record as the worker `owner` would. */
+const runAs = (owner: string, account: Account, id: string, leaseMs = 30_000) =>
+  Effect.flatMap(Themes, (themes) =>
+    themes.runItem({ lane: "themes", id, accountId: account.id }, owner, leaseMs)
+  )
+
+layer(wiring, suiteOptions)("themes use cases", (it) => {
+  it.effect("a detection whose worker died is offered again and finished by another, charged once", () =>
+    Effect.gen(function* () {
+      const themes = yield* Themes
+      const account = yield* createAccount({ credits: 5 })
+      const transcript = yield* store(transcriptRecord(account))
+      // No worker consumes the lane here: the POST waits, then answers 202.
+      const posted = yield* themes.unlock(account, transcript.videoId, themesQuery())
+      expect(posted).toBeInstanceOf(Api.ThemesProcessing)
+      const record = yield* recordOf(account, transcript)
+      // A worker claims it with a short lease and dies.
+      const themesStore = yield* ThemesStore
+      const dead = yield* themesStore.claim({
+        id: record.id,
+        owner: "dead",
+        now: yield* DateTime.now,
+        leaseMs: 50
+      })
+      expect(Option.isSome(dead)).toBe(true)
+      yield* runAs("alive", account, record.id)
+      expect((yield* recordOf(account, transcript)).status).toBe("processing")
+      yield* Effect.sleep("100 millis")
+      const queue = yield* WorkQueue
+      const before = (yield* queue.depth("themes")).waiting
+      expect(yield* themes.reconcile).toBeGreaterThanOrEqual(1)
+      expect((yield* queue.depth("themes")).waiting).toBeGreaterThan(before)
+      yield* runAs("alive", account, record.id)
+      const done = yield* themes.get(account, transcript.videoId, themesQuery())
+      expect(done).toBeInstanceOf(Api.ThemesResponse)
+      expect((done as Api.ThemesResponse).themes.length).toBeGreaterThan(0)
+      const { balance, entries } = yield* expectBalancedBooks(account)
+      expect(balance).toBe(4)
+      expect(entries.filter((e) => e.key.includes(":themes:")).map((e) => e.amount)).toEqual([-1])
+    })
+  )
+
+  it.effect("gives up a detection claimed more than maxAttempts times and refunds it", () =>
+    Effect.gen(function* () {
+      const themes = yield* Themes
+      const themesStore = yield* ThemesStore
+      const account = yield* createAccount({ credits: 2 })
+      const transcript = yield* store(transcriptRecord(account))
+      expect(yield* themes.unlock(account, transcript.videoId, themesQuery())).toBeInstanceOf(
+        Api.ThemesProcessing
+      )
+      const record = yield* recordOf(account, transcript)
+      for (const owner of ["w1", "w2"]) {
+        yield* themesStore.claim({ id: record.id, owner, now: yield* DateTime.now, leaseMs: 30_000 })
+        yield* themesStore.release(record.id, owner)
+      }
+      yield* runAs("w3", account, record.id)
+      expect(yield* recordOf(account, transcript)).toMatchObject({ status: "refunded", attempts: 3 })
+      const locked = yield* themes.get(account, transcript.videoId, themesQuery())
+      expect(locked).toEqual(
+        new Api.ThemesLocked({
+          status: "locked",
+          video_id: transcript.videoId,
+          language: transcript.language,
+          credits_required: 1
+        })
+      )
+      const { balance, entries } = yield* expectBalancedBooks(account)
+      expect(balance).toBe(2)
+      expect(entries.filter((e) => e.key.includes(":themes:")).map((e) => [e.kind, e.amount])).toEqual([
+        ["charge", -1],
+        ["refund", 1]
+      ])
+    })
+  )
+
+  it.effect(
+    "refuses an answer whose anchors are not in the transcript and refunds; a new POST charges again",
+    () =>
+      Effect.gen(function* () {
+        const themes = yield* Themes
+        const account = yield* createAccount({ credits: 3 })
+        const transcript = yield* store(transcriptRecord(account, { videoId: misplacedVideo }))
+        for (const round of [1, 2]) {
+          expect(yield* themes.unlock(account, misplacedVideo, themesQuery())).toBeInstanceOf(
+            Api.ThemesProcessing
+          )
+          const record = yield* recordOf(account, transcript)
+          expect(record.unlocks).toBe(round)
+          yield* runAs("w", account, record.id)
+          const refunded = yield* recordOf(account, transcript)
+          expect(refunded.status).toBe("refunded")
+          expect(refunded.error).toContain("does not exist")
+          const { balance, entries } = yield* expectBalancedBooks(account)
+          expect(balance).toBe(3)
+          expect(entries.filter((e) => e.key.includes(":themes:"))).toHaveLength(2 * round)
+        }
+      })
+  )
+
+  it.effect("GET never starts detection and never charges", () =>
+    Effect.gen(function* () {
+      const themes = yield* Themes
+      const queue = yield* WorkQueue
+      const account = yield* createAccount({ credits: 1 })
+      const transcript = yield* store(transcriptRecord(account))
+      const before = yield* queue.depth("themes")
+      for (let i = 0; i < 3; i++) {
+        expect(
+          yield* themes.get(account, transcript.videoId, themesQuery({ language: "en" }))
+        ).toBeInstanceOf(Api.ThemesLocked)
+      }
+      expect(yield* queue.depth("themes")).toEqual(before)
+      expect(
+        Option.isNone(yield* Effect.flatMap(ThemesStore, (s) => s.find(account.id, transcript.id)))
+      ).toBe(true)
+      expect((yield* expectBalancedBooks(account)).balance).toBe(1)
+    })
+  )
+})
