@@ -7,15 +7,16 @@
  *   when the balance cannot cover the known caption cost (1 credit per distinct video not owned yet;
  *   speech recognition is priced when it starts), stores the batch and its items with their job ids
  *   assigned, offers every item to the `batch.item` lane and answers 202 at once.
- * - runItem (a worker): takes the item with a lease and runs the video's transcribe request as the
- *   item's job (the same use case as POST /transcribe, so captions, owned transcripts, quotes,
+ * - runItem (a worker): takes the item with a lease, kept alive by a heartbeat while it runs, and
+ *   runs the video's transcribe request as the item's job (the same use case as POST /transcribe, so captions, owned transcripts, quotes,
  *   refusals and speech recognition behave alike); speech recognition started by an item delivers no
  *   webhook of its own. An item whose job already exists (its earlier worker died after running it)
  *   is only marked done: a video is never charged twice.
  * - finish: once every item is done and no item's job is still processing, the batch becomes
  *   `completed` (every item succeeded), `failed` (none did) or `partial`, and its webhook delivery
  *   (the finished batch response, signed) is written to the outbox in the same transaction.
- * - get: 202 while processing, 200 when finished; a finished batch is fetched at most 60 times in a
+ * - get: 202 while processing (every item's result without transcript data, so a poll reads no
+ *   transcript), 200 when finished (with the data); a finished batch is fetched at most 60 times in a
  *   24-hour window, then 429 with `Retry-After` until the window is over.
  */
 import { Api, Asr, Captions, Errors, type Ids, Mode, Plan, Pricing, Reference } from "@verbatim/domain"
