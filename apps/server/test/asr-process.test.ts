@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Detection, detectWith, PocketsphinxConfig } from "@verbatim/pocketsphinx"
 import { Effect } from "effect"
-import { freePort, listeningUrl, printedKey, repositoryRoot, startServer } from "./server-process.js"
+import { freePort, printedKey, repositoryRoot, startServer } from "./server-process.js"
 
 const installed = Detection.$is("Installed")(
   await Effect.runPromise(Effect.flatMap(PocketsphinxConfig, detectWith))
@@ -50,9 +50,10 @@ const finished = async (api: string, key: string, jobId: string, query = "", pat
 describe.runIf(installed || process.env.CI === "true")("the README's ASR flow on `pnpm start`", () => {
   it("a captionless demo video and an uploaded WAV are transcribed by the embedded worker", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "verbatim-asr-process-"))
+    const port = await freePort()
     const server = startServer({
       VERBATIM_DATA_DIR: dataDir,
-      PORT: String(await freePort()),
+      PORT: String(port),
       VERBATIM_ASR: "auto",
       VERBATIM_WEBHOOK_ALLOWED_HOSTS: "localhost"
     })
@@ -60,7 +61,8 @@ describe.runIf(installed || process.env.CI === "true")("the README's ASR flow on
       const output = await server.waitFor(/Seeded a development account[\s\S]*vbt_/, 90_000)
       const key = printedKey(output)
       if (key === undefined) return expect.unreachable(`no key printed:\n${output}`)
-      const api = `${listeningUrl(output)}/api/v2`
+      // The port asked for (the "Listening on" log line may come after the seed's output).
+      const api = `http://127.0.0.1:${port}/api/v2`
 
       // A demo video without captions, transcribed from its audio (1 credit).
       const video = await call(`${api}/transcribe`, {
