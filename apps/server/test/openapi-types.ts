@@ -202,6 +202,47 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/transcripts/{video_id}/translate": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Translate an owned transcript (1 credit per 2,500 characters; owned translations free)
+     * @description Translates the best owned transcript (or the one in `source_language`) into `target_language` and stores it as an owned transcript whose segments keep the source's times. `provider: platform` (the default) uses the video platform's caption translation when the video offers the target; `provider: ai` (or `allow_ai_fallback: true`) the server's machine translation engine. Costs 1 credit per 2,500 characters of the source text, charged once after success; a translation already owned is returned for 0 credits. 400 `unsupported_language` when no provider can translate into the target, 402 when the balance is short (checked before any work), 503 `translation_unavailable` when the engine failed (nothing charged).
+     */
+    post: operations["transcripts.translate"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/transcripts/{video_id}/themes": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The themes of a transcript: locked, processing (202) or completed; free */
+    get: operations["themes.get"]
+    put?: never
+    /**
+     * Unlock the themes of a transcript (1 credit, once) and wait for them
+     * @description Charges 1 credit the first time (0 for a transcript under 50 words, which gets empty themes; 0 once unlocked). Waits about 25 seconds for detection: 200 completed, or 202 processing (paid, still running: poll GET). A detection that fails is refunded and answers 500.
+     */
+    post: operations["themes.unlock"]
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/uploads": {
     parameters: {
       query?: never
@@ -779,12 +820,13 @@ export interface components {
       message: string
       details: components["schemas"]["FreeFormObject"]
     }
-    /** @description Status 503: error is platform_blocked or asr_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+    /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
     ServiceUnavailableError: {
       /** @enum {string} */
       error:
         | "platform_blocked"
         | "asr_unavailable"
+        | "translation_unavailable"
         | "platform_unavailable"
         | "storage_unavailable"
         | "service_unavailable"
@@ -1007,6 +1049,94 @@ export interface components {
       video_id: string
       languages: components["schemas"]["LanguageCode"][]
       platform_translation_languages: components["schemas"]["LanguageCode"][]
+    }
+    /** @description Translate an owned transcript into target_language */
+    TranslateRequest: {
+      target_language: components["schemas"]["LanguageCode"]
+      source_language?: components["schemas"]["LanguageCode"] | null
+      provider?: components["schemas"]["TranslateProvider"] | null
+      allow_ai_fallback?: boolean | null
+    }
+    /**
+     * @description ai: a language model; platform: the video platform's translated captions
+     * @enum {string}
+     */
+    TranslateProvider: "ai" | "platform"
+    /** @description The translated transcript; an owned translation is returned for 0 credits */
+    TranslateResponse: {
+      success: boolean
+      message: string
+      language: components["schemas"]["LanguageCode"]
+      credits_used: components["schemas"]["Credits"]
+      provider_used: components["schemas"]["TranslateProvider"] | null
+      transcript: components["schemas"]["TranscriptPayload"]
+    }
+    /** @description The themes, keywords and moments of a transcript */
+    ThemesResponse: {
+      video_id: string
+      language: components["schemas"]["LanguageCode"]
+      /** @enum {string} */
+      status: "completed"
+      credits_used: components["schemas"]["Credits"]
+      credits_remaining: components["schemas"]["Credits"]
+      tldr: string
+      moments: components["schemas"]["ThemeMoment"][]
+      themes: components["schemas"]["Theme"][]
+    }
+    /** @description A quoted moment of the transcript that belongs to a theme */
+    ThemeMoment: {
+      id: string
+      theme_id: string
+      label: string
+      quote: string
+      color_hex: components["schemas"]["ColorHex"]
+      start: components["schemas"]["Millis"]
+      end: components["schemas"]["Millis"]
+      segment_start: components["schemas"]["Count"]
+      segment_end: components["schemas"]["Count"]
+    }
+    /** @description A color as #RRGGBB */
+    ColorHex: string
+    /** @description A theme of the transcript with its keywords */
+    Theme: {
+      id: string
+      name: string
+      summary: string
+      color: string
+      color_hex: components["schemas"]["ColorHex"]
+      share: components["schemas"]["UnitInterval"]
+      mention_count: components["schemas"]["Count"]
+      moment_count: components["schemas"]["Count"]
+      keywords: components["schemas"]["ThemeKeyword"][]
+    }
+    /** @description A keyword of a theme, its definition and its mentions */
+    ThemeKeyword: {
+      id: string
+      term: string
+      aliases: string[]
+      definition: string
+      mention_count: components["schemas"]["Count"]
+      mentions: components["schemas"]["KeywordMention"][]
+    }
+    /** @description Where a keyword is mentioned */
+    KeywordMention: {
+      segment_index: components["schemas"]["Count"]
+      start: components["schemas"]["Millis"]
+    }
+    /** @description Theme detection is paid and still running (202); poll GET */
+    ThemesProcessing: {
+      /** @enum {string} */
+      status: "processing"
+      video_id: string
+      language: components["schemas"]["LanguageCode"]
+    }
+    /** @description Themes not unlocked yet: POST charges credits_required once */
+    ThemesLocked: {
+      /** @enum {string} */
+      status: "locked"
+      video_id: string
+      language: components["schemas"]["LanguageCode"]
+      credits_required: components["schemas"]["Credits"]
     }
     /** @description Register a media file before uploading its bytes */
     UploadCreateRequest: {
@@ -1628,7 +1758,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -1755,7 +1885,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -2514,6 +2644,446 @@ export interface operations {
       }
     }
   }
+  "transcripts.translate": {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        video_id: components["schemas"]["VideoKey"]
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["TranslateRequest"]
+      }
+    }
+    responses: {
+      /** @description The translated transcript; an owned translation is returned for 0 credits */
+      200: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TranslateResponse"]
+        }
+      }
+      /** @description Status 400: error is invalid_request or unsupported_language or video_too_long */
+      400: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequestError"]
+        }
+      }
+      /** @description Status 401: error is invalid_api_key */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnauthorizedError"]
+        }
+      }
+      /** @description Status 402: error is payment_required */
+      402: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PaymentRequiredError"]
+        }
+      }
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      403: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ForbiddenError"]
+        }
+      }
+      /** @description Status 404: error is not_found or no_captions or video_unavailable or no_audio */
+      404: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFoundError"]
+        }
+      }
+      /** @description Status 413: error is request_too_large (the body is over 1 MiB) */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PayloadTooLargeError"]
+        }
+      }
+      /** @description Status 429: error is rate_limit_exceeded */
+      429: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequestsError"]
+        }
+      }
+      /** @description Status 500: error is internal_error */
+      500: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalError"]
+        }
+      }
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      503: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ServiceUnavailableError"]
+        }
+      }
+    }
+  }
+  "themes.get": {
+    parameters: {
+      query?: {
+        id?: components["schemas"]["UUID"]
+        language?: components["schemas"]["LanguageCode"]
+        source?: components["schemas"]["SourceKind"]
+      }
+      header?: never
+      path: {
+        video_id: components["schemas"]["VideoKey"]
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The themes, keywords and moments of a transcript */
+      200: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ThemesResponse"] | components["schemas"]["ThemesLocked"]
+        }
+      }
+      /** @description Theme detection is paid and still running (202); poll GET */
+      202: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ThemesProcessing"]
+        }
+      }
+      /** @description Status 400: error is invalid_request or unsupported_language or video_too_long */
+      400: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequestError"]
+        }
+      }
+      /** @description Status 401: error is invalid_api_key */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnauthorizedError"]
+        }
+      }
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      403: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ForbiddenError"]
+        }
+      }
+      /** @description Status 404: error is not_found or no_captions or video_unavailable or no_audio */
+      404: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFoundError"]
+        }
+      }
+      /** @description Status 429: error is rate_limit_exceeded */
+      429: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequestsError"]
+        }
+      }
+      /** @description Status 500: error is internal_error */
+      500: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalError"]
+        }
+      }
+    }
+  }
+  "themes.unlock": {
+    parameters: {
+      query?: {
+        id?: components["schemas"]["UUID"]
+        language?: components["schemas"]["LanguageCode"]
+        source?: components["schemas"]["SourceKind"]
+      }
+      header?: never
+      path: {
+        video_id: components["schemas"]["VideoKey"]
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The themes, keywords and moments of a transcript */
+      200: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ThemesResponse"]
+        }
+      }
+      /** @description Theme detection is paid and still running (202); poll GET */
+      202: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ThemesProcessing"]
+        }
+      }
+      /** @description Status 400: error is invalid_request or unsupported_language or video_too_long */
+      400: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequestError"]
+        }
+      }
+      /** @description Status 401: error is invalid_api_key */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnauthorizedError"]
+        }
+      }
+      /** @description Status 402: error is payment_required */
+      402: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["PaymentRequiredError"]
+        }
+      }
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      403: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ForbiddenError"]
+        }
+      }
+      /** @description Status 404: error is not_found or no_captions or video_unavailable or no_audio */
+      404: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFoundError"]
+        }
+      }
+      /** @description Status 429: error is rate_limit_exceeded */
+      429: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequestsError"]
+        }
+      }
+      /** @description Status 500: error is internal_error */
+      500: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalError"]
+        }
+      }
+    }
+  }
   "uploads.createUpload": {
     parameters: {
       query?: never
@@ -2607,7 +3177,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -2738,7 +3308,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3205,7 +3775,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3534,7 +4104,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3822,7 +4392,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */

@@ -16,6 +16,7 @@ import {
   demoPlatform,
   NodeServicesLive,
   noSpeechToText,
+  noTranslator,
   queuesFor,
   testAllowedHosts,
   testStorage,
@@ -54,6 +55,7 @@ const ProxiedServer = withProxy(proxy, (port) =>
         NodeServicesLive,
         Layer.succeed(WebhookAllowList, testAllowedHosts),
         noSpeechToText("no speech engine in this test"),
+        noTranslator("no translation engine in this test"),
         testStorage(publicUrl ?? "http://127.0.0.1:9"),
         Layer.succeed(ServiceUrl, publicUrl ?? "http://127.0.0.1:9"),
         testThemes()

@@ -4,8 +4,9 @@
  *
  * 1. The account's transcripts of the video (404 when none). One already in the target language is
  *    returned for 0 credits (`provider_used: null`).
- * 2. The source: the best owned transcript (human captions, auto captions, ASR; newest first), in
- *    `source_language` when given (403 when none is owned in it, as GET /transcripts does).
+ * 2. The source: the best owned transcript by kind (human captions, auto captions, ASR) and, within
+ *    a kind, the OLDEST (an original precedes the translations made from it, which are stored with
+ *    its kind), in `source_language` when given (403 when none is owned in it, as GET does).
  * 3. The providers to try, in order: `provider: "ai"` → the machine translation engine (the
  *    `Translator` port: the configured model, or Apertium on the embedded default); otherwise the
  *    platform's caption translation first, then the engine only with `allow_ai_fallback`.
@@ -21,7 +22,7 @@
  *    answers it for 0 credits, so a translation is charged exactly once.
  */
 import { Api, Errors, Language, Pricing, Transcript } from "@verbatim/domain"
-import { Array as Arr, DateTime, Effect, Either, Layer, Option } from "effect"
+import { Array as Arr, DateTime, Effect, Either, Layer, Option, Order } from "effect"
 import type { Account } from "../ports/accounts.js"
 import { Ledger } from "../ports/ledger.js"
 import { Secrets } from "../ports/secrets.js"
@@ -35,6 +36,14 @@ import { byPreference } from "./stored-transcripts.js"
 import { Translate } from "./tags.js"
 
 type Provider = Api.TranslateProvider
+
+const kindRank: Record<Transcript.SourceKind, number> = { manual: 0, auto: 1, asr: 2 }
+
+/** The source to translate: best kind first, then oldest (the original before its translations). */
+const originalFirst: Order.Order<TranscriptRecord> = Order.combine(
+  Order.mapInput(Order.number, (r: TranscriptRecord) => kindRank[r.sourceKind]),
+  Order.mapInput(Order.number, (r: TranscriptRecord) => r.createdAt.epochMillis)
+)
 
 const countWords = (text: string): number => (text.length === 0 ? 0 : text.split(" ").length)
 
@@ -190,7 +199,7 @@ export const TranslateLive = Layer.effect(
 
       const wanted = request.source_language
       const candidates = wanted === undefined ? owned : owned.filter((r) => same(r.language, wanted))
-      const best = Arr.head(Arr.sort(candidates, byPreference))
+      const best = Arr.head(Arr.sort(candidates, originalFirst))
       if (Option.isNone(best)) {
         return yield* Errors.apiError(
           "forbidden",

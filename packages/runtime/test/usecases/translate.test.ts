@@ -248,6 +248,16 @@ layer(wiring, suiteOptions)("Translate on the production wiring", (it) => {
       })
     )
 
+    it.effect("a later translation starts from the original, not from an earlier translation", () =>
+      Effect.gen(function* () {
+        const account = yield* createAccount({ credits: 5 })
+        const source = yield* storeOwned(account, { videoId: videos.manualOnly })
+        yield* translate(account, videos.manualOnly, { target_language: "es", provider: "ai" })
+        const french = yield* translate(account, videos.manualOnly, { target_language: "fr", provider: "ai" })
+        expect(french.transcript.segments[0]?.text).toBe(`[fr] ${source.segments[0]?.text}`)
+      })
+    )
+
     it.effect("source_language picks the transcript translated; 403 when that language is not owned", () =>
       Effect.gen(function* () {
         const account = yield* createAccount({ credits: 5 })
