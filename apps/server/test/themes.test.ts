@@ -7,7 +7,8 @@
  * a segment and time of the transcript the answer names.
  *
  * The failing engine is a test layer that always answers `ThemesEngineError` ("scripted failure");
- * the gated engine runs the local engine once the test opens its gate.
+ * the gated engine runs the local engine once the test opens its gate; the LLM engine runs against
+ * the local stand-in of the Responses API (`@verbatim/llm/testing`), scripted to answer 500 first.
  */
 import { randomUUID } from "node:crypto"
 import { expect, layer } from "@effect/vitest"
@@ -20,6 +21,8 @@ import {
   Transcripts
 } from "@verbatim/core"
 import { Api, Ids, Language, Transcript } from "@verbatim/domain"
+import { AiThemes } from "@verbatim/llm"
+import { layerWithStandIn, serverError, themeing } from "@verbatim/llm/testing"
 import { eventually, testThemes, themesEngineFor } from "@verbatim/runtime"
 import { DateTime, Deferred, Effect, Layer, Option } from "effect"
 import { TestServer, TestServerLive, type TestServerService, testServerOn } from "./server.js"
@@ -313,3 +316,40 @@ layer(testServerOn({ themes: testThemes(gatedEngine, { waitMs: 300 }) }), {
     })
   )
 })
+
+/** What the stand-in model answers: 500s while `failing`, else themes that fit the transcript. */
+let failing = true
+const llmEngine = AiThemes.layer.pipe(
+  Layer.provide(
+    layerWithStandIn({ respond: (request) => (failing ? serverError : themeing()(request)) }, { retries: 1 })
+  )
+)
+
+layer(testServerOn({ themes: testThemes(llmEngine) }), { timeout: "60 seconds", excludeTestServices: true })(
+  "themes on the LLM engine (a local stand-in of the Responses API)",
+  (it) => {
+    it.effect("refunds while the model fails, then charges once for the themes it answers", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const { account, key } = yield* owning(server, 2)
+        expectError(yield* server.post(themesOf(videos.manualAndAuto), { key }), 500, "internal_error")
+        expect((yield* books(account)).balance).toBe(1)
+        failing = false
+        const body = yield* decode(
+          Api.ThemesResponse,
+          yield* server.post(themesOf(videos.manualAndAuto), { key })
+        )
+        expect(body).toMatchObject({ status: "completed", credits_used: 1, credits_remaining: 0 })
+        expect(body.themes.length).toBe(1)
+        yield* expectAnchored(server, key, body)
+        const { balance, themes } = yield* books(account)
+        expect(balance).toBe(0)
+        expect(themes.map((e) => [e.kind, e.amount])).toEqual([
+          ["charge", -1],
+          ["refund", 1],
+          ["charge", -1]
+        ])
+      })
+    )
+  }
+)

@@ -9,4 +9,5 @@
  */
 export * from "./config.js"
 export * from "./model.js"
+export * as AiThemes from "./themes.js"
 export * as AiTranslator from "./translator.js"

@@ -263,3 +263,40 @@ export const translating =
     const items = JSON.parse(request.prompt) as ReadonlyArray<{ readonly i: number; readonly text: string }>
     return json({ segments: items.map((item) => ({ i: item.i, text: translate(item.text, target) })) })
   }
+
+/**
+ * A `respond` that answers like the AI themes engine expects: the user message is the transcript's
+ * `[{ i, text }]`; the answer names one theme whose keyword is the longest word of the first
+ * segment, mentioned by every segment that contains it, and one moment on the first two segments.
+ * `shift` moves every segment index (a reply that does not fit, for tests of refusals).
+ */
+export const themeing =
+  (shift = 0) =>
+  (request: ResponsesRequest): Reply => {
+    const items = JSON.parse(request.prompt) as ReadonlyArray<{ readonly i: number; readonly text: string }>
+    const words = (items[0]?.text ?? "").toLowerCase().match(/\p{L}+/gu) ?? []
+    const term = [...words].sort((a, b) => b.length - a.length || a.localeCompare(b))[0] ?? "talk"
+    const mentioning = items
+      .filter((item) => item.text.toLowerCase().includes(term))
+      .map((item) => item.i + shift)
+    return json({
+      tldr: `A talk about ${term}.`,
+      themes: [
+        {
+          name: term,
+          summary: `What the speaker says about ${term}.`,
+          keywords: [
+            { term, aliases: [], definition: `The ${term} the talk is about.`, segments: mentioning }
+          ]
+        }
+      ],
+      moments: [
+        {
+          theme: 0,
+          label: `On ${term}`,
+          segment_start: shift,
+          segment_end: Math.min(1, items.length - 1) + shift
+        }
+      ]
+    })
+  }

@@ -3,7 +3,7 @@
  *
  * | variable | default | meaning |
  * |---|---|---|
- * | VERBATIM_THEMES_ENGINE | `local` | `local`: wink-nlp on this machine (`@verbatim/themes-local`) |
+ * | VERBATIM_THEMES_ENGINE | `auto` | `local`: wink-nlp on this machine (`@verbatim/themes-local`); `llm`: the OpenAI-compatible model of `VERBATIM_AI_*` (`@verbatim/llm`); `auto`: `llm` when `VERBATIM_AI_MODEL` is set, else `local` |
  * | VERBATIM_THEMES_WAIT_MS | 25000 | how long POST themes waits for detection before answering 202 |
  * | VERBATIM_THEMES_CONCURRENCY | 2 | detections one process runs at once |
  * | VERBATIM_THEMES_MAX_ATTEMPTS | 3 | claims of one detection before it is refunded |
@@ -14,10 +14,11 @@ import {
   ThemesSettings,
   type ThemesSettingsShape
 } from "@verbatim/core"
+import { AiThemes, LlmConfig, layer as llmLayer } from "@verbatim/llm"
 import * as LocalThemes from "@verbatim/themes-local"
-import { Config, type ConfigError, Layer } from "effect"
+import { Config, ConfigError, Effect, Layer, Option } from "effect"
 
-export type ThemesEngineName = "local"
+export type ThemesEngineName = "auto" | "local" | "llm"
 
 const positive = (name: string, fallback: number) =>
   Config.integer(name).pipe(
@@ -31,12 +32,37 @@ export const ThemesSettingsConfig: Config.Config<ThemesSettingsShape> = Config.a
   maxAttempts: positive("VERBATIM_THEMES_MAX_ATTEMPTS", defaultThemesSettings.maxAttempts)
 }).pipe(Config.map((read) => ({ ...defaultThemesSettings, ...read })))
 
-export const ThemesEngineConfig: Config.Config<ThemesEngineName> = Config.literal("local")(
-  "VERBATIM_THEMES_ENGINE"
-).pipe(Config.withDefault("local" as const))
+export const ThemesEngineConfig: Config.Config<ThemesEngineName> = Config.literal(
+  "auto",
+  "local",
+  "llm"
+)("VERBATIM_THEMES_ENGINE").pipe(Config.withDefault("auto" as const))
 
-/** The engine of a name. */
-export const themesEngineFor = (_name: ThemesEngineName): Layer.Layer<ThemesEngine> => LocalThemes.layer()
+/** The local engine (wink-nlp), the embedded default. */
+export const localThemesEngine: Layer.Layer<ThemesEngine> = LocalThemes.layer()
+
+/**
+ * The engine of a name: `llm` on the model of `VERBATIM_AI_*` (a start without `VERBATIM_AI_MODEL`
+ * fails naming it), `local`, or `auto`: the model when one is configured, else local.
+ */
+export const themesEngineFor = (
+  name: ThemesEngineName
+): Layer.Layer<ThemesEngine, ConfigError.ConfigError> =>
+  name === "local"
+    ? localThemesEngine
+    : Layer.unwrapEffect(
+        Effect.gen(function* () {
+          const model = yield* LlmConfig
+          if (Option.isSome(model)) return AiThemes.layer.pipe(Layer.provide(llmLayer(model.value)))
+          if (name === "auto") return localThemesEngine
+          return yield* Effect.fail(
+            ConfigError.MissingData(
+              ["VERBATIM_AI_MODEL"],
+              "VERBATIM_THEMES_ENGINE=llm needs VERBATIM_AI_MODEL"
+            )
+          )
+        })
+      )
 
 /** The themes engine and settings the environment chooses. */
 export const ThemesFromConfig: Layer.Layer<ThemesEngine | ThemesSettings, ConfigError.ConfigError> =
@@ -50,7 +76,7 @@ export const ThemesFromConfig: Layer.Layer<ThemesEngine | ThemesSettings, Config
 
 /** Themes for tests: the local engine (or the one given) and fast polling. */
 export const testThemes = (
-  engine: Layer.Layer<ThemesEngine, unknown> = LocalThemes.layer(),
+  engine: Layer.Layer<ThemesEngine, unknown> = localThemesEngine,
   settings: Partial<ThemesSettingsShape> = {}
 ): Layer.Layer<ThemesEngine | ThemesSettings, unknown> =>
   Layer.merge(engine, Layer.succeed(ThemesSettings, { ...defaultThemesSettings, pollMs: 50, ...settings }))
