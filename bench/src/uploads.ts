@@ -30,6 +30,7 @@ import { defaultSettings, PocketsphinxSpeech } from "@verbatim/pocketsphinx"
 import {
   demoPlatform,
   NodeServicesLive,
+  noTranslator,
   queuesFor,
   runWorker,
   servicesOn,
@@ -179,6 +180,7 @@ const program = Effect.gen(function* () {
         queuesFor(queue.redis),
         NodeServicesLive,
         PocketsphinxSpeech.layer(defaultSettings),
+        noTranslator("no translation in this benchmark"),
         testStorage("http://127.0.0.1:9"),
         Layer.succeed(ServiceUrl, "http://127.0.0.1:9"),
         Layer.succeed(WebhookAllowList, ["127.0.0.1"]),

@@ -114,10 +114,14 @@ export const testStorage = (publicUrl: string) =>
     )
   )
 
-/** No speech engine and upload storage in a temporary folder: the media ports for tools and benchmarks. */
+/**
+ * No speech or translation engine, and upload storage in a temporary folder: the media ports for
+ * tools and benchmarks.
+ */
 export const offlineMedia = (publicUrl = "http://127.0.0.1:9") =>
   Layer.mergeAll(
     noSpeechToText(`no speech engine here; ${speechHint}`),
+    noTranslator(`no translation engine here; ${translationHint}`),
     testStorage(publicUrl),
     Layer.succeed(ServiceUrl, publicUrl)
   )
