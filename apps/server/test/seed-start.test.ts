@@ -48,10 +48,13 @@ describe.runIf(databaseUrl !== "")("the first start on PostgreSQL", () => {
       const keys = outputs.map(printedKey).filter((key) => key !== undefined)
       expect(keys, outputs.join("\n----\n")).toHaveLength(1)
       const key = keys[0] as string
-      for (const output of outputs) {
-        const response = await fetch(`${listeningUrl(output)}/api/v2/credits`, {
-          headers: { authorization: `Bearer ${key}` }
-        })
+      for (const server of servers) {
+        const response = await fetch(
+          `${listeningUrl(await server.waitFor(/Listening on http/, 90_000))}/api/v2/credits`,
+          {
+            headers: { authorization: `Bearer ${key}` }
+          }
+        )
         expect(response.status).toBe(200)
         expect(await response.json()).toMatchObject({ credits: 1000, plan: "pro" })
       }

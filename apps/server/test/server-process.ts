@@ -1,9 +1,9 @@
 /**
  * `pnpm start` as a real process, for tests of what an operator sees: its output, its exit, its
- * files. The server runs from source with tsx's loader, as `pnpm start` runs it (without the speech
- * set-up).
+ * files. The server is bundled and run with node, as `pnpm start` runs it (without the speech
+ * set-up); another script (`options.script`) runs from source with tsx's loader.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 
@@ -19,6 +19,20 @@ export interface ServerProcess {
   readonly waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<string>
 }
 
+let bundled = false
+
+/** `node scripts/bundle.mjs server` (what `pnpm start` runs first), once per test process. */
+const bundledServer = (): string => {
+  if (!bundled) {
+    execFileSync(process.execPath, ["scripts/bundle.mjs", "server"], {
+      cwd: repositoryRoot,
+      stdio: "inherit"
+    })
+    bundled = true
+  }
+  return "apps/server/dist/server.mjs"
+}
+
 /** Starts the server with these variables on top of a quiet, offline environment. */
 export const startServer = (
   env: Record<string, string>,
@@ -30,10 +44,12 @@ export const startServer = (
     VERBATIM_PLATFORM: "demo",
     VERBATIM_ASR: "none"
   }
-  // As `pnpm start` runs it: node with tsx's loader, one process (no tsx parent relaying signals).
+  // As `pnpm start` runs it: the bundle, one node process (no parent relaying signals).
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "--conditions=@verbatim/source", options.script ?? "apps/server/src/main.ts"],
+    options.script === undefined
+      ? ["--enable-source-maps", bundledServer()]
+      : ["--import", "tsx", "--conditions=@verbatim/source", options.script],
     {
       cwd: repositoryRoot,
       env: { ...base, ...env },
@@ -82,7 +98,10 @@ export const startServer = (
   return { child, output: () => text, exited, waitFor }
 }
 
-/** The address the server printed it listens on. */
+/**
+ * The address the server logged it listens on. Log lines are written a turn of the event loop at a
+ * time, so wait for this line itself (`waitFor(/Listening on http/)`), not for text printed after it.
+ */
 export const listeningUrl = (output: string): string => {
   const match = /Listening on (http:\/\/[^\s"]+)/.exec(output)
   if (match?.[1] === undefined) throw new Error(`no address in:\n${output}`)

@@ -81,9 +81,12 @@ describe("a server with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
     try {
       const output = await server.waitFor(/Seeded a development account/, 90_000)
       const key = printedKey(output) as string
-      const response = await fetch(`${listeningUrl(output)}/api/v2/credits`, {
-        headers: { authorization: `Bearer ${key}` }
-      })
+      const response = await fetch(
+        `${listeningUrl(await server.waitFor(/Listening on http/, 90_000))}/api/v2/credits`,
+        {
+          headers: { authorization: `Bearer ${key}` }
+        }
+      )
       expect(response.status).toBe(200)
       const deadline = Date.now() + 15_000
       const request = () => collector.spans.find((span) => /http\.server GET/.test(span.name))

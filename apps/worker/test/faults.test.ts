@@ -280,17 +280,16 @@ describe.skipIf(!fleetAvailable)("faults over real processes (PostgreSQL + Redis
   )
 
   it.live(
-    "pnpm worker runs node with tsx's loader; SIGTERM to its process group, repeated during the shutdown, still hands the job back",
+    "pnpm worker runs the bundled worker with node; SIGTERM to its process group, repeated during the shutdown, still hands the job back",
     () =>
       withFleet((fleet) =>
         Effect.scoped(
           Effect.gen(function* () {
-            // The same node process as `pnpm start`: no tsx command in between to relay signals.
+            // The same node process as `pnpm worker`: compiled JavaScript, no loader or wrapper
+            // command in between to relay signals.
             expect(scriptCommand("worker").slice(1)).toEqual([
-              "--import",
-              "tsx",
-              "--conditions=@verbatim/source",
-              "apps/worker/src/main.ts"
+              "--enable-source-maps",
+              "apps/worker/dist/worker.mjs"
             ])
             const account = yield* newAccount(10)
             const created = yield* createJobs(1, {

@@ -6,7 +6,7 @@
  *
  * Runs only when `DATABASE_URL` and `REDIS_URL` are set (`.ci/run` sets both).
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -35,22 +35,41 @@ export interface App {
   readonly exited: Promise<number | string>
 }
 
-/**
- * The command `pnpm <script>` runs after installing the speech packages (`exec node ...`), as the
- * root package.json says, node being this test's own binary: the fault tests run what operators run.
- */
-export const scriptCommand = (script: "start" | "worker"): ReadonlyArray<string> => {
-  const scripts = (
+const scriptLine = (script: "start" | "worker"): string =>
+  (
     JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
       readonly scripts: Record<string, string>
     }
-  ).scripts
-  const line = scripts[script] ?? ""
+  ).scripts[script] ?? ""
+
+/**
+ * The command `pnpm <script>` runs after installing the speech packages and bundling the app
+ * (`exec node ...`), as the root package.json says, node being this test's own binary: the fault
+ * tests run what operators run.
+ */
+export const scriptCommand = (script: "start" | "worker"): ReadonlyArray<string> => {
+  const line = scriptLine(script)
   const command = line.slice(line.lastIndexOf("&& exec ") + "&& exec ".length).split(/\s+/)
   if (!line.includes("&& exec ") || command[0] !== "node") {
     throw new Error(`pnpm ${script} should end with "&& exec node ...", got ${JSON.stringify(line)}`)
   }
   return [process.execPath, ...command.slice(1)]
+}
+
+const prepared = new Set<string>()
+
+/**
+ * Runs the `node ...` steps of `pnpm <script>` before its `exec` (the bundling of the app), once per
+ * test process; the speech set-up is the test run's own.
+ */
+export const prepareScript = (script: "start" | "worker"): void => {
+  if (prepared.has(script)) return
+  const steps = scriptLine(script).split(" && ")
+  for (const step of steps.slice(0, -1)) {
+    const [command, ...args] = step.trim().split(/\s+/)
+    if (command === "node") execFileSync(process.execPath, args, { cwd: root, stdio: "inherit" })
+  }
+  prepared.add(script)
 }
 
 export interface StartOptions {
@@ -66,7 +85,9 @@ export const startApp = (
 ) =>
   Effect.acquireRelease(
     Effect.sync((): App => {
-      const [node = process.execPath, ...args] = scriptCommand(name === "server" ? "start" : "worker")
+      const script = name === "server" ? "start" : "worker"
+      prepareScript(script)
+      const [node = process.execPath, ...args] = scriptCommand(script)
       const child = spawn(node, args, {
         cwd: root,
         env: { ...process.env, ...env },
