@@ -7,19 +7,28 @@
  * | VERBATIM_API_KEY | required: the API key of the account the assistant acts for |
  * | VERBATIM_BASE_URL | the running server's origin (`http://127.0.0.1:3000`): the tools call its REST API |
  * | DATABASE_URL and the other settings of the server | without VERBATIM_BASE_URL: the use cases run in this process on that PostgreSQL (and REDIS_URL's queue), as the server's do |
+ * | PORT, HOST | on the embedded data folder, where the running server listens (the server's own settings) |
  *
  * The embedded data folder (no DATABASE_URL) admits one process, the server: without
- * VERBATIM_BASE_URL or DATABASE_URL the command refuses to start and says so. In process, jobs
- * this command starts (speech recognition) are run by the fleet's workers (the server's embedded
- * worker, or `pnpm worker`), which take them from the shared queue or the database.
+ * VERBATIM_BASE_URL or DATABASE_URL the tools call the running server's REST API at the address
+ * the server's PORT and HOST give (`http://127.0.0.1:3000` by default), never opening the folder.
+ * In process, jobs this command starts (speech recognition, batches) are run by the fleet's workers
+ * (the server's embedded worker, or `pnpm worker`), which take them from the shared queue or the
+ * database.
  */
 import { FetchHttpClient } from "@effect/platform"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { AccountOperations, inProcessByKey, makeServer, overHttp } from "@verbatim/mcp-tools"
-import { describeCause, InfrastructureConfig, infrastructureFor, servicesOn } from "@verbatim/runtime"
+import {
+  describeCause,
+  InfrastructureConfig,
+  infrastructureFor,
+  ServerAddressConfig,
+  servicesOn
+} from "@verbatim/runtime"
 import { Config, Console, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
-import { refusal } from "./refusal.js"
+import { embeddedServerUrl } from "./embedded.js"
 
 /** The settings of the stdio command itself. */
 export const McpConfig = Config.all({
@@ -34,20 +43,32 @@ export const McpConfig = Config.all({
   )
 })
 
-/** The operations of the settings: the REST API of VERBATIM_BASE_URL, or the use cases in process. */
+/** The operations over the REST API of the server at `origin`. */
+const restAt = (apiKey: Redacted.Redacted, origin: string, why: string) =>
+  Layer.effect(AccountOperations, overHttp({ baseUrl: origin, apiKey })).pipe(
+    Layer.provide(FetchHttpClient.layer),
+    Layer.tap(() => Effect.logInfo(`Verbatim MCP on stdio: tools call the REST API at ${origin}${why}`))
+  )
+
+/**
+ * The operations of the settings: the REST API of VERBATIM_BASE_URL; else, on the embedded data
+ * folder, the REST API of the running server; else the use cases in process.
+ */
 const operationsFor = (apiKey: Redacted.Redacted, baseUrl: Option.Option<URL>) =>
   Option.match(baseUrl, {
-    onSome: (url) =>
-      Layer.effect(AccountOperations, overHttp({ baseUrl: url.origin, apiKey })).pipe(
-        Layer.provide(FetchHttpClient.layer),
-        Layer.tap(() => Effect.logInfo(`Verbatim MCP on stdio: tools call the REST API at ${url.origin}`))
-      ),
+    onSome: (url) => restAt(apiKey, url.origin, ""),
     onNone: () =>
       Layer.unwrapEffect(
         Effect.gen(function* () {
           const settings = yield* InfrastructureConfig
-          const refused = refusal(settings)
-          if (Option.isSome(refused)) return yield* Effect.fail(refused.value)
+          const running = embeddedServerUrl(settings, yield* ServerAddressConfig)
+          if (Option.isSome(running)) {
+            return restAt(
+              apiKey,
+              running.value,
+              ` (the embedded data folder ${settings.database.dataDir} admits one process, the running server; VERBATIM_BASE_URL chooses another server, DATABASE_URL runs the tools in this process)`
+            )
+          }
           return Layer.effect(AccountOperations, inProcessByKey(apiKey)).pipe(
             Layer.provide(servicesOn(infrastructureFor(settings))),
             Layer.tap(() => Effect.logInfo("Verbatim MCP on stdio: tools run the use cases in this process"))

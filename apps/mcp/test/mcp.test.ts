@@ -21,7 +21,8 @@ import {
   inProcessClient,
   longVideo,
   restClient,
-  stdioClient
+  stdioClient,
+  stdioClientWith
 } from "./support.js"
 
 /** Every tool of `@verbatim/mcp-tools` (its own test pins the list), listed over each transport. */
@@ -606,6 +607,43 @@ layer(testServerOn({ platform: demoPlatform(catalogue) }), { timeout: 60_000, ex
       )
     })
 
+    describe("on stdio in process (pnpm --silent mcp with DATABASE_URL; PostgreSQL only)", () => {
+      it.scoped.skipIf(process.env.DATABASE_URL === undefined || process.env.DATABASE_URL === "")(
+        "runs the use cases in its own process on the server's database",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const databaseUrl = Option.getOrThrow(server.databaseUrl)
+            const { key } = yield* server.newAccount({ plan: "business", credits: 20 })
+            const mcp = yield* stdioClientWith({
+              VERBATIM_API_KEY: key,
+              DATABASE_URL: databaseUrl,
+              DATABASE_POOL_MAX: "2",
+              VERBATIM_PLATFORM: "demo",
+              VERBATIM_DEMO_CATALOG: catalogue
+            })
+            expect(mcp.tools.map((t) => t.name)).toEqual(toolNames)
+            expect((yield* call(mcp, "get_credits")).structured).toMatchObject({
+              credits: 20,
+              plan: "business"
+            })
+            const transcribed = yield* call(mcp, "transcribe_video", { video: videos.manualAndAuto })
+            expect(transcribed.structured).toMatchObject({ status: "completed", credits_used: 1 })
+            // Stored and charged in the shared database: the server's REST API sees both.
+            const credits = yield* server.get("/api/v2/credits", { key })
+            expect((credits.json as { credits: number }).credits).toBe(19)
+            const stored = yield* server.get(`/api/v2/transcripts/${videos.manualAndAuto}`, { key })
+            expect(stored.status).toBe(200)
+            const search = yield* call(mcp, "search_transcripts", { query: "lunch" })
+            expect(search.structured.count).toBe(1)
+            expect(
+              (yield* callFailing(mcp, "get_job", { job_id: "00000000-0000-4000-8000-000000000000" })).error
+            ).toBe("not_found")
+          }),
+        240_000
+      )
+    })
+
     describe("on stdio (pnpm --silent mcp calling the server's REST API)", () => {
       it.scoped(
         "takes the tour",
@@ -614,7 +652,10 @@ layer(testServerOn({ platform: demoPlatform(catalogue) }), { timeout: 60_000, ex
             const server = yield* TestServer
             // Business: the tour's 60-odd calls fit its rate limit (100 a second).
             const { key } = yield* server.newAccount({ plan: "business" })
-            yield* tour(server, yield* stdioClient(server.baseUrl, key), key)
+            const mcp = yield* stdioClient(server.baseUrl, key)
+            yield* tour(server, mcp, key)
+            const free = yield* server.newAccount({ plan: "free" })
+            yield* collectionTour(mcp, yield* restClient(server.baseUrl, free.key))
           }),
         240_000
       )

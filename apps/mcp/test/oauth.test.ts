@@ -183,6 +183,10 @@ layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
                 headers: { ...mcpHeaders, authorization: `Bearer ${token}` }
               })
             expect((yield* withToken(second.access_token)).status).toBe(200)
+            // The REST API takes API keys only (the GPT Actions document says so): not this token.
+            const rest = yield* server.get("/api/v2/credits", { key: second.access_token })
+            expect(rest.status).toBe(401)
+            expect(rest.json).toMatchObject({ error: "invalid_api_key" })
 
             // Revocation: the token's whole sign-in ends; the MCP endpoint answers 401.
             const revoked = yield* Effect.promise(() =>

@@ -1,12 +1,18 @@
-/** The stdio command's refusals: no key, and the embedded data folder (which the server holds). */
+/**
+ * The stdio command's choices: without a key it refuses; on the embedded data folder (which only
+ * the server may open) its tools call the running server's REST API at the server's PORT and HOST,
+ * never opening the folder.
+ */
 import { spawn } from "node:child_process"
-import { mkdtempSync } from "node:fs"
+import { existsSync, mkdtempSync, readdirSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { refusal } from "../src/refusal.js"
-import { root } from "./support.js"
+import { TestServer, TestServerLive } from "../../server/test/server.js"
+import { videos } from "../../server/test/support.js"
+import { embeddedServerUrl } from "../src/embedded.js"
+import { call, root, stdioClientWith } from "./support.js"
 
 /** Runs `apps/mcp/src/main.ts` with stdin closed; its exit code and stderr. */
 const runMain = (env: Record<string, string>) =>
@@ -33,30 +39,62 @@ const runMain = (env: Record<string, string>) =>
   })
 
 describe("pnpm mcp", () => {
-  it.effect(
-    "refuses the embedded data folder, naming VERBATIM_BASE_URL, and a missing key",
+  it.live(
+    "refuses to start without a key",
     () =>
       Effect.gen(function* () {
-        const dataDir = mkdtempSync(join(tmpdir(), "verbatim-mcp-data-"))
-        const [embedded, keyless] = yield* Effect.all(
-          [
-            runMain({ VERBATIM_API_KEY: "vbt_anything", VERBATIM_DATA_DIR: dataDir }),
-            runMain({ VERBATIM_BASE_URL: "http://127.0.0.1:9" })
-          ],
-          { concurrency: 2 }
-        )
-        expect(embedded.code).toBe(1)
-        expect(embedded.stderr).toContain(`the embedded data folder ${dataDir} admits one process`)
-        expect(embedded.stderr).toContain("set VERBATIM_BASE_URL to the running server")
+        const keyless = yield* runMain({ VERBATIM_BASE_URL: "http://127.0.0.1:9" })
         expect(keyless.code).toBe(1)
         expect(keyless.stderr).toContain("VERBATIM_API_KEY is not set")
       }),
     180_000
   )
 
-  it("refuses only without DATABASE_URL", () => {
-    const dataDir = "./.data"
-    expect(Option.isSome(refusal({ database: { url: Option.none(), dataDir } }))).toBe(true)
-    expect(refusal({ database: { url: Option.some("postgres://db"), dataDir } })).toEqual(Option.none())
+  it("calls the running server only on the embedded data folder, at its PORT and HOST", () => {
+    const embedded = { database: { url: Option.none() } }
+    expect(embeddedServerUrl(embedded, { port: 3000, host: "127.0.0.1" })).toEqual(
+      Option.some("http://127.0.0.1:3000")
+    )
+    expect(embeddedServerUrl(embedded, { port: 4100, host: "0.0.0.0" })).toEqual(
+      Option.some("http://localhost:4100")
+    )
+    expect(embeddedServerUrl(embedded, { port: 4100, host: "::1" })).toEqual(Option.some("http://[::1]:4100"))
+    expect(
+      embeddedServerUrl(
+        { database: { url: Option.some("postgres://db") } },
+        { port: 3000, host: "127.0.0.1" }
+      )
+    ).toEqual(Option.none())
   })
 })
+
+layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
+  "pnpm mcp on the embedded data folder",
+  (it) => {
+    it.scoped(
+      "calls the running server's REST API (PORT and HOST), never opening the folder",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* server.newAccount({ credits: 12 })
+          const dataDir = mkdtempSync(join(tmpdir(), "verbatim-mcp-data-"))
+          const mcp = yield* stdioClientWith({
+            VERBATIM_API_KEY: key,
+            VERBATIM_DATA_DIR: dataDir,
+            PORT: new URL(server.baseUrl).port,
+            HOST: "127.0.0.1"
+          })
+          expect((yield* call(mcp, "get_credits")).structured).toMatchObject({ credits: 12 })
+          const transcribed = yield* call(mcp, "transcribe_video", { video: videos.manualOnly })
+          expect(transcribed.structured).toMatchObject({ status: "completed", credits_used: 1 })
+          // The charge is the server's: its REST API sees it.
+          const credits = yield* server.get("/api/v2/credits", { key })
+          expect((credits.json as { credits: number }).credits).toBe(11)
+          // The folder was never opened: no database, no lock.
+          expect(readdirSync(dataDir)).toEqual([])
+          expect(existsSync(join(dataDir, "verbatim.pid"))).toBe(false)
+        }),
+      180_000
+    )
+  }
+)

@@ -89,17 +89,35 @@ export const httpClient = (baseUrl: string, key: string) =>
     })
   )
 
-/** A client of `pnpm --silent mcp` started with the key and the server's URL. */
-export const stdioClient = (baseUrl: string, key: string) =>
-  connected(
+/**
+ * A client of `pnpm --silent mcp` started with `env` over this process's environment, less the
+ * settings that choose where the tools run (DATABASE_URL, REDIS_URL, VERBATIM_BASE_URL,
+ * VERBATIM_API_KEY, PORT, HOST): only `env` chooses.
+ */
+export const stdioClientWith = (env: Record<string, string>) => {
+  const {
+    DATABASE_URL: _database,
+    REDIS_URL: _redis,
+    VERBATIM_BASE_URL: _base,
+    VERBATIM_API_KEY: _key,
+    PORT: _port,
+    HOST: _host,
+    ...inherited
+  } = process.env as Record<string, string>
+  return connected(
     new StdioClientTransport({
       command: "pnpm",
       args: ["--silent", "mcp"],
       cwd: root,
-      env: { ...(process.env as Record<string, string>), VERBATIM_API_KEY: key, VERBATIM_BASE_URL: baseUrl },
+      env: { ...inherited, ...env },
       stderr: "pipe"
     })
   )
+}
+
+/** A client of `pnpm --silent mcp` started with the key and the server's URL. */
+export const stdioClient = (baseUrl: string, key: string) =>
+  stdioClientWith({ VERBATIM_API_KEY: key, VERBATIM_BASE_URL: baseUrl })
 
 /** A client of an MCP server on `operations`, over an in-memory pair. */
 const inMemoryClient = (operations: Operations) =>

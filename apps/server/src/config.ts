@@ -5,8 +5,7 @@
  *
  * | variable | default | meaning |
  * |---|---|---|
- * | PORT | 3000 | TCP port to listen on |
- * | HOST | 127.0.0.1 | address to listen on; 0.0.0.0 accepts other machines (containers) |
+ * | PORT, HOST | 3000, 127.0.0.1 | where to listen (`@verbatim/runtime`'s `ServerAddressConfig`) |
  * | VERBATIM_LOG_LEVEL, VERBATIM_LOG_FORMAT | info; json off a terminal | see `packages/runtime/src/settings.ts` |
  * | OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME | unset; verbatim-server | tracing over OTLP/HTTP when set (`tracing.ts`) |
  * | VERBATIM_SEED | true | seed a development account into an empty database (PGlite or PostgreSQL) and print its key once |
@@ -16,7 +15,8 @@ import {
   InfrastructureConfig,
   type InfrastructureSettings,
   LogConfig,
-  type LogSettings
+  type LogSettings,
+  ServerAddressConfig
 } from "@verbatim/runtime"
 import { Config } from "effect"
 import { TracingConfig, type TracingSettings } from "./tracing.js"
@@ -32,15 +32,13 @@ export interface ServerSettings extends InfrastructureSettings {
 }
 
 export const ServerConfig: Config.Config<ServerSettings> = Config.all({
-  port: Config.port("PORT").pipe(Config.withDefault(3000)),
-  host: Config.string("HOST").pipe(
-    Config.validate({ message: "HOST must not be blank", validation: (host) => host.trim() !== "" }),
-    Config.withDefault("127.0.0.1")
-  ),
+  address: ServerAddressConfig,
   infrastructure: InfrastructureConfig,
   seed: Config.boolean("VERBATIM_SEED").pipe(Config.withDefault(true)),
   log: LogConfig,
   tracing: TracingConfig
-}).pipe(Config.map(({ infrastructure, ...settings }) => ({ ...infrastructure, ...settings })))
+}).pipe(
+  Config.map(({ address, infrastructure, ...settings }) => ({ ...infrastructure, ...address, ...settings }))
+)
 
 export { describeConfigError } from "@verbatim/runtime"

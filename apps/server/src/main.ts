@@ -9,6 +9,7 @@ import {
   absorbRepeatedSignals,
   describeCause,
   infrastructureFor,
+  localServerUrl,
   loggerFor,
   runWorker,
   servicesOn,
@@ -23,15 +24,7 @@ import { seedAndReport } from "./seed.js"
 import { tracingFor } from "./tracing.js"
 
 /** The URL a person on this machine would use. */
-export const baseUrlOf = (settings: Pick<ServerSettings, "host" | "port">): string => {
-  const host =
-    settings.host === "0.0.0.0" || settings.host === "::"
-      ? "localhost"
-      : settings.host.includes(":")
-        ? `[${settings.host}]`
-        : settings.host
-  return `http://${host}:${settings.port}`
-}
+export const baseUrlOf = (settings: Pick<ServerSettings, "host" | "port">): string => localServerUrl(settings)
 
 const serve = (settings: ServerSettings) => {
   const baseUrl = baseUrlOf(settings)

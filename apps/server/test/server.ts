@@ -16,8 +16,10 @@
 
 import { FetchHttpClient, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
 import { HttpLive, makeClient, type VerbatimClient } from "@verbatim/api"
 import { type Account, AccountAdmin, type NewAccountInput } from "@verbatim/core"
+import { DatabaseConfig, withSearchPath } from "@verbatim/db"
 import { McpHttpLive } from "@verbatim/mcp-tools"
 import {
   type Infrastructure,
@@ -28,7 +30,7 @@ import {
   testWorkSettings,
   workerOn
 } from "@verbatim/runtime"
-import { Context, Effect, Layer, Logger, LogLevel } from "effect"
+import { Context, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { makeNodeServer } from "../src/node-server.js"
 
 export interface TestResponse {
@@ -54,6 +56,11 @@ export interface NewTestAccount extends Partial<NewAccountInput> {}
 export interface TestServerService {
   /** `http://127.0.0.1:<port>`; API paths start with `/api/v2`. */
   readonly baseUrl: string
+  /**
+   * On PostgreSQL, a DATABASE_URL another process (a worker, the stdio MCP command) can use to
+   * reach this server's test database (its schema as the search path); none on PGlite.
+   */
+  readonly databaseUrl: Option.Option<string>
   readonly request: (method: string, path: string, options?: RequestOptions) => Effect.Effect<TestResponse>
   readonly get: (path: string, options?: RequestOptions) => Effect.Effect<TestResponse>
   readonly post: (path: string, options?: RequestOptions) => Effect.Effect<TestResponse>
@@ -88,6 +95,16 @@ let accounts = 0
 const make = Effect.gen(function* () {
   const server = yield* HttpServer.HttpServer
   const admin = yield* AccountAdmin
+  const sql = yield* SqlClient.SqlClient
+  const configured = yield* Effect.orDie(DatabaseConfig)
+  const databaseUrl = yield* Option.match(configured.url, {
+    onNone: () => Effect.succeed(Option.none<string>()),
+    onSome: (url) =>
+      sql<{ readonly schema: string }>`SELECT current_schema() AS schema`.pipe(
+        Effect.map(([row]) => Option.some(Redacted.value(withSearchPath(url, row?.schema ?? "public")))),
+        Effect.orDie
+      )
+  })
   const address = server.address
   const baseUrl =
     address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : `http://unix:${address.path}`
@@ -126,6 +143,7 @@ const make = Effect.gen(function* () {
 
   return TestServer.of({
     baseUrl,
+    databaseUrl,
     request,
     get: (path, options) => request("GET", path, options),
     post: (path, options) => request("POST", path, options),

@@ -6,7 +6,8 @@
  *   name a model calls), a summary and a description of at most 300 characters (the Actions limits;
  *   parameter descriptions at most 700), and within the Actions limit of 30 operations;
  * - `servers` holds the absolute URL of the service (core's `ServiceUrl`, e.g. VERBATIM_PUBLIC_URL),
- *   since an Action calls it from elsewhere; bearer security (an API key, or an OAuth access token);
+ *   since an Action calls it from elsewhere; bearer security with an API key (the REST API takes no
+ *   OAuth access token: those are for the MCP endpoint);
  * - components no kept operation refers to, and tags no kept operation uses, are dropped.
  *
  * Served without authentication, like the API's own document.
@@ -215,7 +216,8 @@ export const gptDocument = (serviceUrl: string): Json => {
         bearer: {
           type: "http",
           scheme: "bearer",
-          description: "An API key or an OAuth access token, sent as Authorization: Bearer <token>"
+          description:
+            "A Verbatim API key, sent as Authorization: Bearer <API key> (the REST API takes API keys only; OAuth access tokens are for the MCP endpoint)"
         }
       }
     },

@@ -101,6 +101,9 @@ describe("GPT Actions document", () => {
     }
     expect(document.security).toEqual([{ bearer: [] }])
     expect(document.components.securitySchemes).toMatchObject({ bearer: { type: "http", scheme: "bearer" } })
+    // What the REST API takes: an API key (OAuth access tokens are refused there, see apps/mcp/test/oauth.test.ts).
+    const bearer = (document.components.securitySchemes as { bearer: { description: string } }).bearer
+    expect(bearer.description).toMatch(/^A Verbatim API key/)
     // Only what the kept operations use: no deletions, no upload requests.
     const names = Object.keys(document.components.schemas)
     expect(names.filter((name) => /BulkDelete|UploadRequest|UploadCreate/.test(name))).toEqual([])

@@ -3,6 +3,7 @@
  * platform, queue, rate limiter, secrets, webhooks), the use cases and the worker on top, built once
  * for the server, the worker, the tests and the bench.
  */
+export * from "./address.js"
 export * from "./failure.js"
 export * from "./layers.js"
 export * from "./media.js"
