@@ -142,6 +142,8 @@ describe("local themes engine", () => {
       const soil = keywords.find((k) => k.term === "soil")
       expect(soil?.mentions.map((m) => m.segment_index)).toEqual([0, 1, 2, 11, 12])
       expect(soil?.mentions.map((m) => m.start)).toEqual([0, 3_000, 6_000, 33_000, 36_000])
+      // No dictionary here: a keyword is defined by the first segment that says it.
+      expect(soil?.definition).toBe('As said: "Today we talk about gardening and soil."')
       const tomato = keywords.find((k) => k.term === "tomato")
       expect(tomato?.aliases).toContain("tomatoes")
       expect(tomato?.mentions.map((m) => m.segment_index)).toEqual([3, 4, 5, 7])
