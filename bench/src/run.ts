@@ -1,8 +1,8 @@
 /**
  * `pnpm bench`: Verbatim's request path against a yardstick, side by side in one run.
  *
- * The service runs as in production: the server process itself (`apps/server`, the command of
- * `pnpm start`), on PostgreSQL (a database made for the run and dropped after it), with its rate
+ * The service runs as in production: the server process itself (the bundle that `pnpm start`
+ * runs, made from the sources at the start of the run), on PostgreSQL (a database made for the run and dropped after it), with its rate
  * limiter (on Redis when REDIS_URL is set, as production runs it) and its JSON access log (written
  * to a file). The yardstick is `bare.ts`: `node:http` + `pg` answering the same bodies from the
  * same SQL statements, and nothing else. Load comes from `load.ts` in a third process; requests
@@ -23,7 +23,7 @@
  * true the service writes a V8 CPU profile to bench/results/profiles/; `profile.ts` summarises it).
  * Results are printed as one table and written as JSON to bench/results/.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -223,6 +223,12 @@ const seedTranscripts = (url: string, config: Settings, accounts: ReadonlyArray<
 // ---------------------------------------------------------------------------------------------
 // The processes
 
+/** The bundle `pnpm start` runs (`scripts/bundle.mjs server`), made now from the sources. */
+const serverBundle = (): string => {
+  execFileSync(process.execPath, ["scripts/bundle.mjs", "server"], { cwd: root, stdio: "inherit" })
+  return "apps/server/dist/server.mjs"
+}
+
 const freePort = Effect.promise(
   () =>
     new Promise<number>((resolve, reject) => {
@@ -383,10 +389,8 @@ const program = Effect.gen(function* () {
     "the service",
     [
       ...(config.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(benchDir, "results", "profiles")}`] : []),
-      "--import",
-      "tsx",
-      "--conditions=@verbatim/source",
-      "apps/server/src/main.ts"
+      "--enable-source-maps",
+      serverBundle()
     ],
     {
       DATABASE_URL: database.url,
