@@ -119,7 +119,7 @@ layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
             const code = back.searchParams.get("code") ?? ""
             expect(code).toMatch(/^vbo_ac_/)
 
-            // A wrong verifier does not get tokens (and the code is spent: it was taken once).
+            // A code this server never issued gets no tokens (a wrong PKCE verifier: packages/runtime/test/usecases/oauth.test.ts).
             const stolen = yield* Effect.promise(() =>
               fetch(`${base}/oauth/token`, {
                 method: "POST",

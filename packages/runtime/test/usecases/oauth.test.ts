@@ -1,7 +1,8 @@
 /**
  * The OAuth server for hosted assistants (core's `OAuthServer`) on the production wiring and each
- * database: what is stored is a hash, never a client secret, code or token itself; codes live 10
- * minutes, access tokens an hour and refresh tokens 30 days, each refused from its expiry on.
+ * database: what is stored is a hash, never a client secret, code or token itself; a code needs its
+ * PKCE verifier; codes live 10 minutes, access tokens an hour and refresh tokens 30 days, each
+ * refused from its expiry on.
  *
  * On the TestClock, so lifetimes are crossed by moving the clock: nothing in these use cases sleeps
  * or polls (the end-to-end flow over HTTP is `apps/mcp/test/oauth.test.ts`, on the live clock).
@@ -100,6 +101,30 @@ layer(useCasesLayer(), { timeout: "60 seconds" })("OAuth server on the productio
         // Not even the random part without its prefix.
         expect(afterExchange).not.toContain(plain.slice(7))
       }
+    })
+  )
+
+  it.effect("a code needs the PKCE verifier it was issued for, and a wrong one spends it", () =>
+    Effect.gen(function* () {
+      const oauth = yield* OAuthServer
+      const { account } = yield* accountWithKey()
+      const { client, code, verifier } = yield* signIn(account)
+      const exchange = (codeVerifier: string) =>
+        oauth.token({
+          grant_type: "authorization_code",
+          code,
+          code_verifier: codeVerifier,
+          redirect_uri: redirectUri,
+          client_id: client.client_id,
+          client_secret: client.client_secret ?? ""
+        })
+      const wrong = yield* refused(exchange(pkce().verifier))
+      expect(wrong).toMatchObject({
+        error: "invalid_grant",
+        description: expect.stringContaining("code_verifier")
+      })
+      // Taken once: the right verifier comes too late.
+      expect((yield* refused(exchange(verifier))).error).toBe("invalid_grant")
     })
   )
 
