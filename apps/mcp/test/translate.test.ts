@@ -1,0 +1,81 @@
+/**
+ * translate_transcript over Streamable HTTP, the in-process operations and the REST operations, the
+ * AI engine on the local stand-in Responses API: the priced credits once, the translation stored
+ * (get_transcript reads it in the target language), a repeat free, and the refusals with the API's
+ * codes (unsupported_language without a provider that can, not_found for a video not owned).
+ */
+import { expect, layer } from "@effect/vitest"
+import { AiTranslator } from "@verbatim/llm"
+import { layerWithStandIn, translating } from "@verbatim/llm/testing"
+import { Effect, Layer } from "effect"
+import { TestServer, type TestServerService, testServerOn } from "../../server/test/server.js"
+import { balanceOf, oldAccount, transcribe, videos } from "../../server/test/support.js"
+import { type Connected, call, callFailing, httpClient, inProcessClient, restClient } from "./support.js"
+
+const tour = (server: TestServerService, mcp: Connected, key: string) =>
+  Effect.gen(function* () {
+    expect((yield* transcribe(server, key, { video: videos.manualOnly, mode: "captions_only" })).status).toBe(
+      200
+    )
+    expect(yield* balanceOf(server, key)).toBe(2)
+
+    const translated = yield* call(mcp, "translate_transcript", {
+      video_id: videos.manualOnly,
+      target_language: "es",
+      provider: "ai"
+    })
+    expect(translated.structured).toMatchObject({
+      video_id: videos.manualOnly,
+      language: "es",
+      credits_used: 1,
+      provider_used: "ai"
+    })
+    expect(translated.structured.next_step).toContain("get_transcript")
+    expect(yield* balanceOf(server, key)).toBe(1)
+
+    const read = yield* call(mcp, "get_transcript", { video_id: videos.manualOnly, language: "es" })
+    const segments = read.structured.segments as ReadonlyArray<{ readonly text: string }>
+    expect(segments.length).toBe(translated.structured.segment_count)
+    expect(segments.every((s) => s.text.startsWith("[es] "))).toBe(true)
+
+    const again = yield* call(mcp, "translate_transcript", {
+      video_id: videos.manualOnly,
+      target_language: "es"
+    })
+    expect(again.structured).toMatchObject({ credits_used: 0, provider_used: null })
+    expect(yield* balanceOf(server, key)).toBe(1)
+
+    const platformOnly = yield* callFailing(mcp, "translate_transcript", {
+      video_id: videos.manualOnly,
+      target_language: "ko"
+    })
+    expect(platformOnly.error).toBe("unsupported_language")
+    const notOwned = yield* callFailing(mcp, "translate_transcript", {
+      video_id: videos.germanOnly,
+      target_language: "en",
+      provider: "ai"
+    })
+    expect(notOwned.error).toBe("not_found")
+    expect(yield* balanceOf(server, key)).toBe(1)
+  })
+
+const model = layerWithStandIn({ respond: translating() })
+const server = testServerOn({ translator: AiTranslator.layer.pipe(Layer.provide(model)) })
+
+layer(server, { timeout: 60_000, excludeTestServices: true })("translate_transcript", (it) => {
+  it.effect("over Streamable HTTP, in process and over REST", () =>
+    Effect.gen(function* () {
+      const server = yield* TestServer
+      const clients = [
+        (key: string) => httpClient(server.baseUrl, key),
+        (key: string) => inProcessClient(key),
+        (key: string) => restClient(server.baseUrl, key)
+      ]
+      for (const client of clients) {
+        const { key } = yield* server.newAccount({ plan: "business", credits: 3, createdAt: oldAccount })
+        yield* tour(server, yield* client(key), key)
+      }
+    }).pipe(Effect.scoped),
+    60_000
+  )
+})
