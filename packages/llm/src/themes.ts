@@ -13,7 +13,13 @@
  * runs backwards, no theme at all for a transcript with text) is asked again up to `retries`
  * times; what still fails is a `ThemesEngineError` (the use case refunds the unlock).
  */
-import { type ThemesDetection, ThemesEngine, ThemesEngineError, type ThemesInput } from "@verbatim/core"
+import {
+  type ThemesDetection,
+  ThemesEngine,
+  ThemesEngineError,
+  type ThemesInput,
+  themeColor
+} from "@verbatim/core"
 import { Api } from "@verbatim/domain"
 import { Effect, Layer, Schema } from "effect"
 import { Llm } from "./model.js"
@@ -53,18 +59,6 @@ export const systemPrompt = [
   'moments (one or two per theme) quote the transcript: "theme" is the index of its theme in your themes array, "label" a few words, "segment_start" and "segment_end" the first and last segment index of the passage.',
   "Use only indexes that appear in the input. Write in the transcript's language."
 ].join("\n")
-
-/** Theme colors, in order: a name and its hex value. */
-export const palette: ReadonlyArray<readonly [string, string]> = [
-  ["blue", "#2563EB"],
-  ["orange", "#EA580C"],
-  ["green", "#16A34A"],
-  ["purple", "#9333EA"],
-  ["red", "#DC2626"],
-  ["teal", "#0D9488"],
-  ["pink", "#DB2777"],
-  ["amber", "#D97706"]
-]
 
 /** The user message: the segments numbered, each cut in proportion when the whole exceeds `budget`. */
 export const transcriptPrompt = (input: ThemesInput, budget: number): string => {
@@ -117,7 +111,6 @@ export const detection = (reply: ModelThemes, input: ThemesInput): ThemesDetecti
   const counts = reply.themes.map((theme) => theme.keywords.reduce((n, k) => n + mentionsOf(k).length, 0))
   const total = counts.reduce((a, b) => a + b, 0)
   const themeIds = reply.themes.map((theme, t) => `theme-${t + 1}-${slug(theme.name)}`.slice(0, 64))
-  const colorOf = (t: number) => palette[t % palette.length] as readonly [string, string]
   const moments = reply.moments.map((moment, m) => {
     const first = segments[moment.segment_start]
     const last = segments[moment.segment_end]
@@ -129,7 +122,7 @@ export const detection = (reply: ModelThemes, input: ThemesInput): ThemesDetecti
         .slice(moment.segment_start, moment.segment_end + 1)
         .map((s) => s.text.trim())
         .join(" "),
-      color_hex: colorOf(moment.theme)[1],
+      color_hex: themeColor(moment.theme)[1],
       start: first?.start ?? 0,
       end: last?.end ?? 0,
       segment_start: moment.segment_start,
@@ -137,7 +130,7 @@ export const detection = (reply: ModelThemes, input: ThemesInput): ThemesDetecti
     })
   })
   const themes = reply.themes.map((theme, t) => {
-    const [color, hex] = colorOf(t)
+    const [color, hex] = themeColor(t)
     const id = themeIds[t] ?? ""
     return new Api.Theme({
       id,

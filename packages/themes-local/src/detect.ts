@@ -20,7 +20,7 @@
  * Every mention points at the segment it was found in, with that segment's start; every moment
  * spans whole segments, from the first one's start to the last one's end.
  */
-import type { ThemesDetection, ThemesInput } from "@verbatim/core"
+import { type ThemesDetection, type ThemesInput, themeColor } from "@verbatim/core"
 import { Api, type Transcript } from "@verbatim/domain"
 import {
   AbsoluteSummarizerConfig,
@@ -54,18 +54,6 @@ export const defaultOptions: LocalThemesOptions = {
   joinAt: 0.2,
   tldrPassages: 2
 }
-
-/** Theme colors, in order: a name and its hex value. */
-export const palette: ReadonlyArray<readonly [string, string]> = [
-  ["blue", "#2563EB"],
-  ["orange", "#EA580C"],
-  ["green", "#16A34A"],
-  ["purple", "#9333EA"],
-  ["red", "#DC2626"],
-  ["teal", "#0D9488"],
-  ["pink", "#DB2777"],
-  ["amber", "#D97706"]
-]
 
 const minPassageWords = 30
 const maxPassageWords = 60
@@ -290,7 +278,7 @@ export const detect = (
   const moments: Array<Api.ThemeMoment> = []
   const themes = clusters.map((cluster, c) => {
     const id = `theme-${c + 1}`
-    const [color, hex] = palette[c % palette.length] as readonly [string, string]
+    const [color, hex] = themeColor(c)
     const mentions = cluster.reduce((n, k) => n + k.segments.length, 0)
     // The passage holding most of the theme's mentions (ties: the better ranked, then the earlier).
     const perPassage = new Map<number, number>()

@@ -8,7 +8,7 @@ import { ThemesEngine, ThemesEngineError } from "@verbatim/core"
 import { Effect, Layer } from "effect"
 import { defaultOptions, detect, type LocalThemesOptions, pipeline } from "./detect.js"
 
-export { defaultOptions, detect, type LocalThemesOptions, palette } from "./detect.js"
+export { defaultOptions, detect, type LocalThemesOptions } from "./detect.js"
 
 export const engineName = "local"
 

@@ -28,6 +28,22 @@ export const ThemesDetection = Schema.Struct({
 })
 export interface ThemesDetection extends Schema.Schema.Type<typeof ThemesDetection> {}
 
+/** The colors of themes, in order (a theme's color name and its hex value), for every engine. */
+export const themeColors: ReadonlyArray<readonly [string, string]> = [
+  ["blue", "#2563EB"],
+  ["orange", "#EA580C"],
+  ["green", "#16A34A"],
+  ["purple", "#9333EA"],
+  ["red", "#DC2626"],
+  ["teal", "#0D9488"],
+  ["pink", "#DB2777"],
+  ["amber", "#D97706"]
+]
+
+/** The color of the theme at `index` (the palette repeats). */
+export const themeColor = (index: number): readonly [string, string] =>
+  themeColors[index % themeColors.length] as readonly [string, string]
+
 /** An empty detection: what a transcript too short to analyse gets. */
 export const emptyDetection: ThemesDetection = { tldr: "", moments: [], themes: [] }
 

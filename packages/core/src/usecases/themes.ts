@@ -111,11 +111,18 @@ export const ThemesLive = Layer.effect(
     const engine = yield* ThemesEngine
     const settings = yield* ThemesSettings
 
-    const choose = (account: Account, videoId: string, query: Api.ThemesQuery) =>
-      Effect.map(
-        stored.get(account, videoId, { ...query, include_timestamps: true, format: "json" }),
-        (chosen) => chosen.record
-      )
+    /** The transcript the query names and the account's themes record of it (none: locked). */
+    const current = (account: Account, videoId: string, query: Api.ThemesQuery) =>
+      Effect.gen(function* () {
+        yield* Effect.annotateCurrentSpan({ "account.id": account.id, "video.id": videoId })
+        const chosen = yield* stored.get(account, videoId, {
+          ...query,
+          include_timestamps: true,
+          format: "json"
+        })
+        const existing = yield* store.find(account.id, chosen.record.id)
+        return { transcript: chosen.record, existing }
+      })
 
     const completed = (record: ThemesRecord, creditsUsed: Credits.Credits, balance: Credits.Credits) => {
       const result = record.result ?? emptyDetection
@@ -192,9 +199,7 @@ export const ThemesLive = Layer.effect(
       videoId: string,
       query: Api.ThemesQuery
     ) {
-      yield* Effect.annotateCurrentSpan({ "account.id": account.id, "video.id": videoId })
-      const transcript = yield* choose(account, videoId, query)
-      const existing = yield* store.find(account.id, transcript.id)
+      const { transcript, existing } = yield* current(account, videoId, query)
       if (Option.isSome(existing) && existing.value.status !== "refunded") {
         return yield* answer(existing.value, 0, account)
       }
@@ -260,9 +265,7 @@ export const ThemesLive = Layer.effect(
       videoId: string,
       query: Api.ThemesQuery
     ) {
-      yield* Effect.annotateCurrentSpan({ "account.id": account.id, "video.id": videoId })
-      const transcript = yield* choose(account, videoId, query)
-      const existing = yield* store.find(account.id, transcript.id)
+      const { transcript, existing } = yield* current(account, videoId, query)
       if (Option.isNone(existing) || existing.value.status === "refunded") return locked(transcript)
       const record = existing.value
       return record.status === "processing"
