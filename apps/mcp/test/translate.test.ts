@@ -63,19 +63,21 @@ const model = layerWithStandIn({ respond: translating() })
 const server = testServerOn({ translator: AiTranslator.layer.pipe(Layer.provide(model)) })
 
 layer(server, { timeout: 60_000, excludeTestServices: true })("translate_transcript", (it) => {
-  it.effect("over Streamable HTTP, in process and over REST", () =>
-    Effect.gen(function* () {
-      const server = yield* TestServer
-      const clients = [
-        (key: string) => httpClient(server.baseUrl, key),
-        (key: string) => inProcessClient(key),
-        (key: string) => restClient(server.baseUrl, key)
-      ]
-      for (const client of clients) {
-        const { key } = yield* server.newAccount({ plan: "business", credits: 3, createdAt: oldAccount })
-        yield* tour(server, yield* client(key), key)
-      }
-    }).pipe(Effect.scoped),
+  it.effect(
+    "over Streamable HTTP, in process and over REST",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const clients = [
+          (key: string) => httpClient(server.baseUrl, key),
+          (key: string) => inProcessClient(key),
+          (key: string) => restClient(server.baseUrl, key)
+        ]
+        for (const client of clients) {
+          const { key } = yield* server.newAccount({ plan: "business", credits: 3, createdAt: oldAccount })
+          yield* tour(server, yield* client(key), key)
+        }
+      }).pipe(Effect.scoped),
     60_000
   )
 })
