@@ -103,8 +103,9 @@ export type ItemClaim =
       /** Whether a worker had taken the item before (it may have run the item's job already). */
       readonly takenBefore: boolean
     }
-  | { readonly _tag: "Waiting" }
-  | { readonly _tag: "Taken" }
+  /** `total`: the size of the item's batch (0 when the batch is gone). */
+  | { readonly _tag: "Waiting"; readonly total: number }
+  | { readonly _tag: "Taken"; readonly total: number }
 
 export class Batches extends Context.Tag("@verbatim/core/Batches")<
   Batches,

@@ -57,6 +57,13 @@ export const fetchWindow = Duration.hours(24)
 /** A concurrent finish moved the batch first: this transaction rolls back. */
 class FinishedElsewhere extends Data.TaggedError("FinishedElsewhere") {}
 
+/**
+ * Items of one batch offered to the queue ahead of those taken: the first ones when the batch is
+ * accepted, then one more each time an item is taken (far more than the items run at once by every
+ * worker together, so none waits for an offer).
+ */
+export const offerWindow = 500
+
 /** How long an item that waits for an earlier item of the same video waits before it tries again. */
 export const waitingRetryMs = 200
 
@@ -378,17 +385,17 @@ export const makeBatchWork = Effect.gen(function* () {
         completedAt: null
       }
       yield* batches.insert(batch, items)
-      // The items are stored: the answer does not wait for the queue (thousands of offers on Redis),
-      // and an offer that never happens (the process died) is made by the reconciler.
+      // The items are stored: the answer does not wait for the queue, and an offer that never
+      // happens (the process died) is made by the reconciler. Only the first `offerWindow` items are
+      // offered; each item offers the one `offerWindow` positions after it when it is taken (see
+      // `offerNext`; items that named no video are offered too, to pass the turn on).
       yield* queue
         .offer(
-          items
-            .filter((item) => item.error === null)
-            .map((item) => ({
-              lane: batchItemLane,
-              id: itemKey(id, item.position),
-              accountId: account.id
-            }))
+          items.slice(0, offerWindow).map((item) => ({
+            lane: batchItemLane,
+            id: itemKey(id, item.position),
+            accountId: account.id
+          }))
         )
         .pipe(
           Effect.catchAll((error) =>
@@ -478,6 +485,10 @@ export const makeBatchWork = Effect.gen(function* () {
       if (Option.isNone(key)) return yield* Effect.logWarning(`not a batch item: ${id}`)
       const now = yield* DateTime.now
       const claimed = yield* batches.claimItem({ ...key.value, owner, now, leaseMs })
+      if (claimed._tag !== "Waiting") {
+        const total = claimed._tag === "Claimed" ? claimed.batch.total : claimed.total
+        yield* offerNext(key.value.batchId, key.value.position, total, work.accountId)
+      }
       if (claimed._tag === "Taken") return
       if (claimed._tag === "Waiting") {
         // An earlier item names the same video: run after it (then this one finds it owned). The
@@ -512,6 +523,19 @@ export const makeBatchWork = Effect.gen(function* () {
       ),
       Effect.withSpan("verbatim.batch.item", { attributes: { "batch.item": work.id } })
     )
+
+  /**
+   * The item `offerWindow` positions after a taken one (or one found done or held) is offered, so a
+   * batch keeps at most about `offerWindow` items in the queue, whatever its size: accepting 3,000
+   * ids makes 500 offers, not 3,000, and the items still reach every worker in order. An offer that
+   * fails is logged; the reconciler offers items never taken once the lane has nothing queued.
+   */
+  const offerNext = (batchId: Ids.BatchId, position: number, total: number, accountId: string) =>
+    position + offerWindow >= total
+      ? Effect.void
+      : queue
+          .offer([{ lane: batchItemLane, id: itemKey(batchId, position + offerWindow), accountId }])
+          .pipe(Effect.catchAll((error) => Effect.logWarning("could not offer the next batch item", error)))
 
   /**
    * Extends an item's lease every third of it while the item runs; ends only when the lease was lost.

@@ -21,9 +21,6 @@ import { Timestamp } from "./columns.js"
 import { operation } from "./failure.js"
 import { JobRow } from "./jobs.js"
 
-const waitingClaim: ItemClaim = { _tag: "Waiting" }
-const takenClaim: ItemClaim = { _tag: "Taken" }
-
 /** A `batches` row: the record, with its dates as the driver returns them. */
 const BatchRow = Schema.Struct({
   ...BatchRecord.fields,
@@ -176,15 +173,19 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
         FROM claimed c, batches b WHERE b.id = ${batchId}`
   })
 
-  /** Whether the item is free to take but waits for an earlier item of the same video. */
+  /**
+   * Whether an item not taken is free to take but waits for an earlier item of the same video, with
+   * its batch's size (none when the batch is gone).
+   */
   const waitingOne = SqlSchema.findOne({
     Request: Schema.Struct({ ...BatchKey.fields, now: Timestamp }),
-    Result: Schema.Struct({ position: Schema.NonNegativeInt }),
+    Result: Schema.Struct({ waiting: Schema.Boolean, total: Schema.NonNegativeInt }),
     execute: ({ batchId, position, now }) =>
-      sql`SELECT position FROM batch_items
-        WHERE batch_id = ${batchId} AND position = ${position} AND NOT done
-          AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
-          AND EXISTS (${earlierSibling(batchId, position)})`
+      sql`SELECT EXISTS (SELECT 1 FROM batch_items
+          WHERE batch_id = ${batchId} AND position = ${position} AND NOT done
+            AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+            AND EXISTS (${earlierSibling(batchId, position)})) AS waiting, b.total
+        FROM batches b WHERE b.id = ${batchId}`
   })
 
   const extendOne = SqlSchema.findOne({
@@ -334,8 +335,12 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
             takenBefore
           } satisfies ItemClaim
         }
-        const waiting = yield* waitingOne({ batchId, position, now })
-        return Option.isSome(waiting) ? waitingClaim : takenClaim
+        const found = yield* waitingOne({ batchId, position, now })
+        return Option.match(found, {
+          onNone: (): ItemClaim => ({ _tag: "Taken", total: 0 }),
+          onSome: ({ waiting, total }): ItemClaim =>
+            waiting ? { _tag: "Waiting", total } : { _tag: "Taken", total }
+        })
       }).pipe(operation("Batches.claimItem")),
     extendItemLease: ({ batchId, position, owner, now, leaseMs }) =>
       extendOne({ batchId, position, owner, until: DateTime.add(now, { millis: leaseMs }) }).pipe(

@@ -4,13 +4,22 @@
  * its captions), charged once, and every item reports it; the platform's fetches are shared by
  * concurrent requests whatever the use case (the `sharedFetches` layer every process wraps its
  * platform with); an item that runs longer than its lease keeps it (its heartbeat), so it is
- * taken once; and the reconciler offers items never taken only when the lane has nothing queued,
- * items whose lease expired always.
+ * taken once; the reconciler offers items never taken only when the lane has nothing queued,
+ * items whose lease expired always; and a batch keeps at most `offerWindow` items offered, each
+ * item taken (or found done) offering the one `offerWindow` positions after it.
  */
 
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { type Account, Batches, BatchWork, batchItemLane, VideoPlatform, WorkQueue } from "@verbatim/core"
+import {
+  type Account,
+  Batches,
+  BatchWork,
+  batchItemLane,
+  offerWindow,
+  VideoPlatform,
+  WorkQueue
+} from "@verbatim/core"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Api, type Ids } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
@@ -277,6 +286,40 @@ layer(servicesOn(testInfrastructure()), suiteOptions)("reconciling batch items",
       expect(claimed._tag).toBe("Claimed")
       expect(yield* work.reconcile).toBe(1)
       expect((yield* queue.depth(batchItemLane)).waiting).toBe(4)
+    })
+  )
+
+  it.effect("a batch offers its first items only; each item taken offers the one a window after it", () =>
+    Effect.gen(function* () {
+      const work = yield* BatchWork
+      const queue = yield* WorkQueue
+      const account = yield* createAccount({ credits: 2 * offerWindow + 10 })
+      const queued = Effect.map(queue.depth(batchItemLane), (depth) => depth.waiting)
+      const before = yield* queued
+      // Two windows and two items; the second names no video (failed at once, offered all the same).
+      const ids = Array.from({ length: 2 * offerWindow + 2 }, (_, i) =>
+        i === 1 ? "not a video" : `v${String(i).padStart(10, "0")}`
+      )
+      const batch = yield* Effect.orDie(work.create(account, request(ids)))
+      yield* eventually(
+        "the first window offered",
+        Effect.map(queued, (n) => (n === before + offerWindow ? Option.some(n) : Option.none()))
+      )
+      const item = (position: number) => ({
+        lane: batchItemLane,
+        id: `${batch.batch_id}:${position}`,
+        accountId: account.id,
+        key: `${batch.batch_id}:${position}`
+      })
+      // The item that named no video is found done: it passes its turn on to position window + 1.
+      yield* work.runItem(item(1), "tester", 10_000)
+      expect(yield* queued).toBe(before + offerWindow + 1)
+      // Taken and run (an unknown video: the item's job fails), it offers position window.
+      yield* work.runItem(item(0), "tester", 10_000)
+      expect(yield* queued).toBe(before + offerWindow + 2)
+      // The last window offers nothing beyond the batch (its last position is 2 x window + 1).
+      yield* work.runItem(item(offerWindow + 2), "tester", 10_000)
+      expect(yield* queued).toBe(before + offerWindow + 2)
     })
   )
 })
