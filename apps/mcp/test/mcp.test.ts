@@ -392,6 +392,35 @@ const idempotencyTour = (server: TestServerService, mcp: Connected, key: string)
     expect((history.json as { count: number }).count).toBe(1)
   })
 
+/**
+ * The tests every transport takes beside its own: playlists and channels (a paid and a free account)
+ * and idempotent retries, on a client `connect` makes for an account's key.
+ */
+const sharedTests = <R>(
+  connect: (server: TestServerService, key: string) => Effect.Effect<Connected, never, R>
+) =>
+  [
+    [
+      "lists playlists and channels for paid plans, never for the free plan",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* server.newAccount({ plan: "business" })
+          const free = yield* server.newAccount({ plan: "free" })
+          yield* collectionTour(yield* connect(server, key), yield* connect(server, free.key))
+        })
+    ],
+    [
+      "a retried call with an idempotency key charges once and answers the first answer",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* server.newAccount({ plan: "pro" })
+          yield* idempotencyTour(server, yield* connect(server, key), key)
+        })
+    ]
+  ] as const
+
 const catalogue = catalogueWithLongVideo()
 
 layer(testServerOn({ platform: demoPlatform(catalogue) }), { timeout: 60_000, excludeTestServices: true })(
@@ -530,66 +559,21 @@ layer(testServerOn({ platform: demoPlatform(catalogue) }), { timeout: 60_000, ex
         })
       )
 
-      it.scoped("lists playlists and channels for paid plans, never for the free plan", () =>
-        Effect.gen(function* () {
-          const server = yield* TestServer
-          const { key } = yield* server.newAccount({ plan: "business" })
-          const free = yield* server.newAccount({ plan: "free" })
-          yield* collectionTour(
-            yield* httpClient(server.baseUrl, key),
-            yield* httpClient(server.baseUrl, free.key)
-          )
-        })
-      )
-
-      it.scoped("a retried call with an idempotency key charges once and answers the first answer", () =>
-        Effect.gen(function* () {
-          const server = yield* TestServer
-          const { key } = yield* server.newAccount({ plan: "pro" })
-          yield* idempotencyTour(server, yield* httpClient(server.baseUrl, key), key)
-        })
-      )
+      for (const [name, test] of sharedTests((server, key) => httpClient(server.baseUrl, key))) {
+        it.scoped(name, test)
+      }
     })
 
     describe("over the REST API (what stdio runs with VERBATIM_BASE_URL)", () => {
-      it.scoped("lists playlists and channels for paid plans, never for the free plan", () =>
-        Effect.gen(function* () {
-          const server = yield* TestServer
-          const { key } = yield* server.newAccount({ plan: "business" })
-          const free = yield* server.newAccount({ plan: "free" })
-          yield* collectionTour(
-            yield* restClient(server.baseUrl, key),
-            yield* restClient(server.baseUrl, free.key)
-          )
-        })
-      )
-
-      it.scoped("a retried call with an idempotency key charges once and answers the first answer", () =>
-        Effect.gen(function* () {
-          const server = yield* TestServer
-          const { key } = yield* server.newAccount({ plan: "pro" })
-          yield* idempotencyTour(server, yield* restClient(server.baseUrl, key), key)
-        })
-      )
+      for (const [name, test] of sharedTests((server, key) => restClient(server.baseUrl, key))) {
+        it.scoped(name, test)
+      }
     })
 
     describe("in process (what stdio runs on PostgreSQL)", () => {
-      it.scoped("a retried call with an idempotency key charges once and answers the first answer", () =>
-        Effect.gen(function* () {
-          const server = yield* TestServer
-          const { key } = yield* server.newAccount({ plan: "pro" })
-          yield* idempotencyTour(server, yield* inProcessClient(key), key)
-        })
-      )
-
-      it.scoped("lists playlists and channels for paid plans, never for the free plan", () =>
-        Effect.gen(function* () {
-          const server = yield* TestServer
-          const { key } = yield* server.newAccount({ plan: "business" })
-          const free = yield* server.newAccount({ plan: "free" })
-          yield* collectionTour(yield* inProcessClient(key), yield* inProcessClient(free.key))
-        })
-      )
+      for (const [name, test] of sharedTests((_server, key) => inProcessClient(key))) {
+        it.scoped(name, test)
+      }
 
       it.scoped(
         "takes the tour",

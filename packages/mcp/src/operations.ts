@@ -137,22 +137,38 @@ export const inProcess = (
         Effect.withSpan(`mcp.operation.${operation}`, { captureStackTrace: false })
       )
 
-    /** A use case run through `Idempotency` under a REST endpoint's name, on the encoded request. */
-    const once =
-      <A, I>(endpoint: string, key: IdempotencyKey, encoded: unknown, schema: Schema.Schema<A, I>) =>
-      (account: Account, work: Effect.Effect<A, Errors.ApiError | PersistenceError>) =>
-        idempotency.run(account, endpoint, key, encoded, schema, work)
+    /**
+     * An idempotent operation: its use case run through `Idempotency` under the REST endpoint's
+     * name, on the request encoded as the REST handler encodes it.
+     */
+    const idempotent =
+      <R, RI, A, I>(
+        operation: string,
+        endpoint: string,
+        request: Schema.Schema<R, RI>,
+        response: Schema.Schema<A, I>,
+        work: (account: Account, request: R) => Effect.Effect<A, Errors.ApiError | PersistenceError>
+      ) =>
+      (value: R, key?: IdempotencyKey): Answer<A> =>
+        run(operation, (account) =>
+          idempotency.run(
+            account,
+            endpoint,
+            key,
+            Schema.encodeSync(request)(value),
+            response,
+            work(account, value)
+          )
+        )
 
     return {
-      transcribe: (request, key) =>
-        run("transcribe", (account) =>
-          once(
-            idempotentEndpoints.transcribe,
-            key,
-            Schema.encodeSync(Api.TranscribeRequest)(request),
-            Api.TranscribeResponse
-          )(account, transcribe.transcribe(account, request))
-        ),
+      transcribe: idempotent(
+        "transcribe",
+        idempotentEndpoints.transcribe,
+        Api.TranscribeRequest,
+        Api.TranscribeResponse,
+        (account, request) => transcribe.transcribe(account, request)
+      ),
       estimate: (request) => run("estimate", (account) => transcribe.estimate(account, request)),
       job: (id, query) => run("job", (account) => jobs.get(account, id, query)),
       transcripts: (query) => run("transcripts", (account) => stored.list(account, query)),
@@ -164,34 +180,28 @@ export const inProcess = (
       translate: (videoId, request) =>
         run("translate", (account) => translations.translate(account, videoId, request)),
       credits: run("credits", (account) => balance.credits(account)),
-      createBatch: (request, key) =>
-        run("createBatch", (account) =>
-          once(
-            idempotentEndpoints.batch,
-            key,
-            Schema.encodeSync(Api.BatchRequest)(request),
-            Api.BatchProcessing
-          )(account, batches.create(account, request))
-        ),
+      createBatch: idempotent(
+        "createBatch",
+        idempotentEndpoints.batch,
+        Api.BatchRequest,
+        Api.BatchProcessing,
+        (account, request) => batches.create(account, request)
+      ),
       batch: (id) => run("batch", (account) => batches.get(account, id)),
-      resolvePlaylist: (request, key) =>
-        run("resolvePlaylist", (account) =>
-          once(
-            idempotentEndpoints.playlistResolve,
-            key,
-            Schema.encodeSync(Api.PlaylistResolveRequest)(request),
-            Api.PlaylistResolveResponse
-          )(account, collections.resolvePlaylist(account, request))
-        ),
-      resolveChannel: (request, key) =>
-        run("resolveChannel", (account) =>
-          once(
-            idempotentEndpoints.channelResolve,
-            key,
-            Schema.encodeSync(Api.ChannelResolveRequest)(request),
-            Api.ChannelResolveResponse
-          )(account, collections.resolveChannel(account, request))
-        ),
+      resolvePlaylist: idempotent(
+        "resolvePlaylist",
+        idempotentEndpoints.playlistResolve,
+        Api.PlaylistResolveRequest,
+        Api.PlaylistResolveResponse,
+        (account, request) => collections.resolvePlaylist(account, request)
+      ),
+      resolveChannel: idempotent(
+        "resolveChannel",
+        idempotentEndpoints.channelResolve,
+        Api.ChannelResolveRequest,
+        Api.ChannelResolveResponse,
+        (account, request) => collections.resolveChannel(account, request)
+      ),
       themes: (videoId, query, unlock) =>
         run(
           "themes",
