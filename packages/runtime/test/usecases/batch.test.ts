@@ -14,6 +14,7 @@ import { expect, layer } from "@effect/vitest"
 import {
   type Account,
   Batches,
+  type BatchRecord,
   BatchWork,
   batchItemLane,
   offerWindow,
@@ -60,6 +61,29 @@ const countingPlatform = Layer.effect(
 
 const request = (video_ids: ReadonlyArray<string>) =>
   Schema.decodeUnknownSync(Api.BatchRequest)({ video_ids })
+
+/** A batch record as accepted (processing), to store directly. */
+const processingBatch = (
+  id: Ids.BatchId,
+  accountId: Ids.AccountId,
+  total: number,
+  createdAt: DateTime.Utc,
+  webhookUrl: string | null
+): BatchRecord => ({
+  id,
+  accountId,
+  requestId: crypto.randomUUID() as Ids.RequestId,
+  status: "processing",
+  request: { format: Schema.decodeUnknownSync(Api.FormatOptions)({}), asr_options: {} },
+  total,
+  webhookUrl,
+  webhookDeliveryId: null,
+  fetchesAfterFinish: 0,
+  fetchWindowStartedAt: null,
+  createdAt,
+  startedAt: null,
+  completedAt: null
+})
 
 const finished = (account: Account, id: Ids.BatchId) =>
   eventually(
@@ -119,21 +143,7 @@ layer(servicesOn(testInfrastructure({ platform: countingPlatform })), suiteOptio
         const id = crypto.randomUUID() as Ids.BatchId
         // Every item already ended (references that named no video): the batch is ready to finish.
         yield* batches.insert(
-          {
-            id,
-            accountId: account.id,
-            requestId: crypto.randomUUID() as Ids.RequestId,
-            status: "processing",
-            request: { format: Schema.decodeUnknownSync(Api.FormatOptions)({}), asr_options: {} },
-            total: 3,
-            webhookUrl: "http://127.0.0.1:9/batch-hook",
-            webhookDeliveryId: null,
-            fetchesAfterFinish: 0,
-            fetchWindowStartedAt: null,
-            createdAt: yield* DateTime.now,
-            startedAt: null,
-            completedAt: null
-          },
+          processingBatch(id, account.id, 3, yield* DateTime.now, "http://127.0.0.1:9/batch-hook"),
           [0, 1, 2].map((position) => ({
             position,
             requestId: crypto.randomUUID() as Ids.RequestId,
@@ -249,21 +259,7 @@ layer(servicesOn(testInfrastructure()), suiteOptions)("reconciling batch items",
       const now = yield* DateTime.now
       // Stored, never offered (as if the process that accepted it died first); no worker runs.
       yield* batches.insert(
-        {
-          id,
-          accountId: account.id,
-          requestId: crypto.randomUUID() as Ids.RequestId,
-          status: "processing",
-          request: { format: Schema.decodeUnknownSync(Api.FormatOptions)({}), asr_options: {} },
-          total: 3,
-          webhookUrl: null,
-          webhookDeliveryId: null,
-          fetchesAfterFinish: 0,
-          fetchWindowStartedAt: null,
-          createdAt: now,
-          startedAt: null,
-          completedAt: null
-        },
+        processingBatch(id, account.id, 3, now, null),
         [videos.manualOnly, videos.autoOnly, videos.multiLanguage].map((videoId, position) => ({
           position,
           videoId,
