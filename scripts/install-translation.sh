@@ -25,31 +25,6 @@ else
 fi
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
-advise() {
-  {
-    echo "install-translation: $1"
-    echo "install-translation: local translation needs the Debian packages: ${missing[*]}"
-    echo "install-translation:   sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}"
-    echo "install-translation: until then translation without a model (VERBATIM_AI_MODEL) answers unsupported_language."
-  } >&2
-  exit 0
-}
-
-command -v apt-get >/dev/null 2>&1 || advise "apt-get is not available on this system."
-
-if [[ $(id -u) -eq 0 ]]; then
-  as_root=()
-elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-  as_root=(sudo -n)
-else
-  advise "not root and sudo -n is not available."
-fi
-
-echo "install-translation: installing ${missing[*]}" >&2
-started=$(date +%s)
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-run() { "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive "$@" >"$log" 2>&1 || { cat "$log" >&2; false; }; }
-run apt-get update -qq || advise "apt-get update failed."
-run apt-get install -y -qq --no-install-recommends "${missing[@]}" || advise "apt-get install failed."
-echo "install-translation: installed ${missing[*]} in $(($(date +%s) - started)) s" >&2
+source "$(dirname "$0")/lib/apt-install.sh"
+apt_install_missing install-translation "local translation" \
+  "translation without a model (VERBATIM_AI_MODEL) answers unsupported_language."
