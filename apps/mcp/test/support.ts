@@ -27,6 +27,8 @@ import { mcpPath } from "@verbatim/api"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { AccountOperations, inProcessByKey, makeServer, type Operations, overHttp } from "@verbatim/mcp-tools"
 import { Effect, Redacted } from "effect"
+import type { TestServerService } from "../../server/test/server.js"
+import { oldAccount } from "../../server/test/support.js"
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), "../../..")
 
@@ -226,3 +228,24 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
     return this.verifier
   }
 }
+
+/**
+ * Runs `tour` once over each way a client reaches the tools (Streamable HTTP, the in-process
+ * operations, the REST operations), each time for a fresh business account holding `credits`.
+ */
+export const onEveryTransport = <E, R>(
+  server: TestServerService,
+  credits: number,
+  tour: (mcp: Connected, key: string) => Effect.Effect<void, E, R>
+) =>
+  Effect.gen(function* () {
+    const clients = [
+      (key: string) => httpClient(server.baseUrl, key),
+      (key: string) => inProcessClient(key),
+      (key: string) => restClient(server.baseUrl, key)
+    ]
+    for (const client of clients) {
+      const { key } = yield* server.newAccount({ plan: "business", credits, createdAt: oldAccount })
+      yield* tour(yield* client(key), key)
+    }
+  }).pipe(Effect.scoped)

@@ -6,8 +6,8 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestServer, TestServerLive, type TestServerService } from "../../server/test/server.js"
-import { balanceOf, oldAccount, transcribe, videos } from "../../server/test/support.js"
-import { type Connected, call, callFailing, httpClient, inProcessClient, restClient } from "./support.js"
+import { balanceOf, transcribe, videos } from "../../server/test/support.js"
+import { type Connected, call, callFailing, onEveryTransport } from "./support.js"
 
 interface Keyword {
   readonly term: string
@@ -56,15 +56,7 @@ layer(TestServerLive, { timeout: 60_000, excludeTestServices: true })("get_theme
   it.effect("over Streamable HTTP, in process and over REST", () =>
     Effect.gen(function* () {
       const server = yield* TestServer
-      const clients = [
-        (key: string) => httpClient(server.baseUrl, key),
-        (key: string) => inProcessClient(key),
-        (key: string) => restClient(server.baseUrl, key)
-      ]
-      for (const client of clients) {
-        const { key } = yield* server.newAccount({ plan: "business", credits: 3, createdAt: oldAccount })
-        yield* tour(server, yield* client(key), key)
-      }
-    }).pipe(Effect.scoped)
+      yield* onEveryTransport(server, 3, (mcp, key) => tour(server, mcp, key))
+    })
   )
 })

@@ -9,8 +9,8 @@ import { AiTranslator } from "@verbatim/llm"
 import { layerWithStandIn, translating } from "@verbatim/llm/testing"
 import { Effect, Layer } from "effect"
 import { TestServer, type TestServerService, testServerOn } from "../../server/test/server.js"
-import { balanceOf, oldAccount, transcribe, videos } from "../../server/test/support.js"
-import { type Connected, call, callFailing, httpClient, inProcessClient, restClient } from "./support.js"
+import { balanceOf, transcribe, videos } from "../../server/test/support.js"
+import { type Connected, call, callFailing, onEveryTransport } from "./support.js"
 
 const tour = (server: TestServerService, mcp: Connected, key: string) =>
   Effect.gen(function* () {
@@ -68,16 +68,8 @@ layer(server, { timeout: 60_000, excludeTestServices: true })("translate_transcr
     () =>
       Effect.gen(function* () {
         const server = yield* TestServer
-        const clients = [
-          (key: string) => httpClient(server.baseUrl, key),
-          (key: string) => inProcessClient(key),
-          (key: string) => restClient(server.baseUrl, key)
-        ]
-        for (const client of clients) {
-          const { key } = yield* server.newAccount({ plan: "business", credits: 3, createdAt: oldAccount })
-          yield* tour(server, yield* client(key), key)
-        }
-      }).pipe(Effect.scoped),
+        yield* onEveryTransport(server, 3, (mcp, key) => tour(server, mcp, key))
+      }),
     60_000
   )
 })
