@@ -31,8 +31,7 @@ import {
   Text,
   Word
 } from "ts-textrank"
-import model from "wink-eng-lite-web-model"
-import winkNLP from "wink-nlp"
+import type winkNLP from "wink-nlp"
 
 export interface LocalThemesOptions {
   /** Most themes in an answer. */
@@ -78,10 +77,15 @@ interface Passage {
 
 type Nlp = ReturnType<typeof winkNLP>
 
-let shared: Nlp | undefined
-/** The wink-nlp pipeline (the model loads once per process). */
-export const pipeline = (): Nlp => {
-  if (shared === undefined) shared = winkNLP(model)
+let shared: Promise<Nlp> | undefined
+/**
+ * The wink-nlp pipeline, loaded on first use and then kept: the model is tens of megabytes, so a
+ * process that never detects themes never holds it (or imports it).
+ */
+export const pipeline = (): Promise<Nlp> => {
+  shared ??= Promise.all([import("wink-nlp"), import("wink-eng-lite-web-model")]).then(([wink, model]) =>
+    wink.default(model.default)
+  )
   return shared
 }
 
@@ -227,11 +231,7 @@ const jaccard = (a: ReadonlySet<number>, b: ReadonlySet<number>) => {
 }
 
 /** Detects the themes of a transcript (see the module's description). */
-export const detect = (
-  input: ThemesInput,
-  options: LocalThemesOptions = defaultOptions,
-  nlp: Nlp = pipeline()
-): ThemesDetection => {
+export const detect = (input: ThemesInput, options: LocalThemesOptions, nlp: Nlp): ThemesDetection => {
   const segments = input.segments
   const { terms, lemmas } = read(nlp, segments)
   const passages = passagesOf(segments, lemmas)

@@ -12,24 +12,28 @@ export { defaultOptions, detect, type LocalThemesOptions } from "./detect.js"
 
 export const engineName = "local"
 
-/** The local engine; the model loads when the layer is built. */
+/** The local engine; the model loads at the first detection (`pipeline`), not at the start. */
 export const layer = (options: LocalThemesOptions = defaultOptions): Layer.Layer<ThemesEngine> =>
-  Layer.effect(
+  Layer.succeed(
     ThemesEngine,
-    Effect.sync(() => {
-      const nlp = pipeline()
-      return ThemesEngine.of({
-        name: engineName,
-        detect: (input) =>
-          Effect.try({
-            try: () => detect(input, options, nlp),
-            catch: (cause) => new ThemesEngineError({ engine: engineName, reason: String(cause) })
-          }).pipe(
-            Effect.withSpan("verbatim.themes.local", {
-              attributes: { "themes.segments": input.segments.length },
-              captureStackTrace: false
+    ThemesEngine.of({
+      name: engineName,
+      detect: (input) =>
+        Effect.tryPromise({
+          try: pipeline,
+          catch: (cause) =>
+            new ThemesEngineError({ engine: engineName, reason: `the model did not load: ${cause}` })
+        }).pipe(
+          Effect.flatMap((nlp) =>
+            Effect.try({
+              try: () => detect(input, options, nlp),
+              catch: (cause) => new ThemesEngineError({ engine: engineName, reason: String(cause) })
             })
-          )
-      })
+          ),
+          Effect.withSpan("verbatim.themes.local", {
+            attributes: { "themes.segments": input.segments.length },
+            captureStackTrace: false
+          })
+        )
     })
   )
