@@ -1,11 +1,12 @@
 /**
- * The `Translator` port on Debian's Apertium: `apertium -u <mode>` as a child process, the
- * segments' texts one per line on its input (Apertium keeps line breaks where they are), one
+ * The `Translator` port on Debian's Apertium: `apertium -u <mode> <in> <out>` as a child process,
+ * the segments' texts one per line in its input (Apertium keeps line breaks where they are), one
  * translated line per segment on its output. Long transcripts go in runs of whole segments
  * (`Translation.chunkTexts`); a run that fails (exit status, time limit, a line count that does not
  * match) is run once more, then fails the translation with `TranslationFailed`.
  *
- * The texts go through a temporary file (Apertium opens `/dev/stdin`, which a socket cannot be).
+ * The texts go in and out through temporary files (Apertium opens `/dev/stdin`, which a socket
+ * cannot be).
  *
  * `supports` reads the installed modes (`apertium -l`, cached for a minute): a pair without a mode
  * is refused naming the pair, the engine and the installed modes; without Apertium, naming how to
@@ -16,7 +17,7 @@ import type { PlatformError } from "@effect/platform/Error"
 import { NodeContext } from "@effect/platform-node"
 import { TranslationFailed, type TranslationInput, TranslationUnsupported, Translator } from "@verbatim/core"
 import { type Language, Translation } from "@verbatim/domain"
-import { type ConfigError, Duration, Effect, Layer, Option, Stream } from "effect"
+import { type ConfigError, Duration, Effect, Layer } from "effect"
 import { ApertiumConfig, type ApertiumSettings } from "./config.js"
 import { modeFor, parseModes } from "./pairs.js"
 
@@ -26,39 +27,6 @@ export const engine = "apertium"
 export const installHint =
   "run scripts/install-translation.sh (as root, or with sudo), or install the Debian packages: apt-get install --no-install-recommends apertium apertium-eng-spa"
 
-interface Ran {
-  readonly exitCode: Option.Option<number>
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const run = (command: Command.Command) =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const child = yield* Command.start(command)
-      const [stdout, stderr, exitCode] = yield* Effect.all(
-        [
-          child.stdout.pipe(Stream.decodeText(), Stream.mkString),
-          child.stderr.pipe(
-            Stream.decodeText(),
-            Stream.runFold("", (kept, text) => (kept + text).slice(-4096))
-          ),
-          Effect.option(child.exitCode)
-        ],
-        { concurrency: "unbounded" }
-      )
-      return { exitCode: Option.map(exitCode, Number), stdout, stderr } satisfies Ran
-    })
-  )
-
-const lastLines = (text: string) =>
-  text
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l.length > 0)
-    .slice(-3)
-    .join(" | ")
-
 const notInstalled = (error: PlatformError) => error._tag === "SystemError" && error.reason === "NotFound"
 
 export const make = Effect.fn("Apertium.make")(function* (settings: ApertiumSettings) {
@@ -67,8 +35,8 @@ export const make = Effect.fn("Apertium.make")(function* (settings: ApertiumSett
   const permits = yield* Effect.makeSemaphore(settings.concurrency)
 
   /** The installed modes; empty when Apertium is not installed. */
-  const listModes = run(Command.make(settings.binary, "-l")).pipe(
-    Effect.map((ran) => parseModes(ran.stdout)),
+  const listModes = Command.string(Command.make(settings.binary, "-l")).pipe(
+    Effect.map(parseModes),
     Effect.catchAll((error) =>
       Effect.as(
         notInstalled(error) ? Effect.void : Effect.logWarning("apertium -l could not be run", error.message),
@@ -106,23 +74,23 @@ export const make = Effect.fn("Apertium.make")(function* (settings: ApertiumSett
 
   const translateRun = (direction: string, chunk: Translation.Chunk, index: number) =>
     Effect.gen(function* () {
-      // Apertium reads its input from a file: it opens /dev/stdin, which fails on the socket node
-      // gives a child as stdin.
-      const file = yield* fs.makeTempFileScoped({ prefix: "verbatim-apertium-" })
-      yield* fs.writeFileString(file, `${chunk.pieces.map((p) => p.text).join("\n")}\n`)
-      const ran = yield* run(Command.make(settings.binary, "-u", direction, file)).pipe(
+      // Apertium reads its input from a file (it opens /dev/stdin, which fails on the socket node
+      // gives a child as stdin) and writes its output to one.
+      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "verbatim-apertium-" })
+      const input = `${dir}/in.txt`
+      const output = `${dir}/out.txt`
+      yield* fs.writeFileString(input, `${chunk.pieces.map((p) => p.text).join("\n")}\n`)
+      const exitCode = yield* Command.exitCode(
+        Command.make(settings.binary, "-u", direction, input, output)
+      ).pipe(
         Effect.mapError((error) => `apertium could not be run: ${error.message}`),
         Effect.timeoutFail({
           duration: settings.timeout,
           onTimeout: () => `apertium did not finish within ${Duration.format(settings.timeout)}`
         })
       )
-      if (Option.getOrElse(ran.exitCode, () => -1) !== 0) {
-        return yield* Effect.fail(
-          `apertium exited with ${Option.getOrElse(ran.exitCode, () => "no status")}: ${lastLines(ran.stderr)}`
-        )
-      }
-      const lines = ran.stdout.replace(/\n$/, "").split("\n")
+      if (exitCode !== 0) return yield* Effect.fail(`apertium exited with ${exitCode}`)
+      const lines = (yield* fs.readFileString(output)).replace(/\n$/, "").split("\n")
       if (lines.length !== chunk.pieces.length) {
         return yield* Effect.fail(`apertium answered ${lines.length} lines for ${chunk.pieces.length}`)
       }
@@ -169,8 +137,8 @@ export const make = Effect.fn("Apertium.make")(function* (settings: ApertiumSett
 
 /** Whether Apertium is installed with at least one pair (for the start-up choice of engine). */
 export const installedModes = (settings: ApertiumSettings) =>
-  run(Command.make(settings.binary, "-l")).pipe(
-    Effect.map((ran) => parseModes(ran.stdout)),
+  Command.string(Command.make(settings.binary, "-l")).pipe(
+    Effect.map(parseModes),
     Effect.orElseSucceed((): ReadonlyArray<string> => []),
     Effect.provide(NodeContext.layer)
   )
