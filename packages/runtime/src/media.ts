@@ -29,7 +29,7 @@ import {
   PocketsphinxConfig,
   PocketsphinxSpeech
 } from "@verbatim/pocketsphinx"
-import { LocalBlobStore, S3BlobStore } from "@verbatim/storage"
+import * as LocalBlobStore from "@verbatim/storage/local"
 import { Config, type ConfigError, Effect, Layer, Option, Redacted } from "effect"
 
 export type SpeechEngineName = "auto" | "assemblyai" | "pocketsphinx" | "none"
@@ -164,7 +164,15 @@ export const storageFor = (
   settings: StorageSettings,
   publicUrl: string
 ): Layer.Layer<BlobStore | SignedPutReceiver, BlobStoreError | ConfigError.ConfigError> => {
-  if (settings._tag === "s3") return Layer.merge(S3BlobStore.layerConfig, notReceiving)
+  if (settings._tag === "s3") {
+    // Loaded only with a bucket configured (the AWS SDK is a large module).
+    return Layer.unwrapEffect(
+      Effect.map(
+        Effect.promise(() => import("@verbatim/storage/s3")),
+        (S3BlobStore) => Layer.merge(S3BlobStore.layerConfig, notReceiving)
+      )
+    )
+  }
   return Layer.unwrapEffect(
     Effect.gen(function* () {
       const signingKey = Option.isSome(settings.signingKey)

@@ -14,7 +14,7 @@ import {
   ThemesSettings,
   type ThemesSettingsShape
 } from "@verbatim/core"
-import { AiThemes, LlmConfig, layer as llmLayer } from "@verbatim/llm"
+import { LlmConfig } from "@verbatim/llm/config"
 import * as LocalThemes from "@verbatim/themes-local"
 import { Config, ConfigError, Effect, Layer, Option } from "effect"
 
@@ -53,7 +53,11 @@ export const themesEngineFor = (
     : Layer.unwrapEffect(
         Effect.gen(function* () {
           const model = yield* LlmConfig
-          if (Option.isSome(model)) return AiThemes.layer.pipe(Layer.provide(llmLayer(model.value)))
+          if (Option.isSome(model)) {
+            // Loaded only when a model is configured (its client is a large module).
+            const { AiThemes, layer: llmLayer } = yield* Effect.promise(() => import("@verbatim/llm"))
+            return AiThemes.layer.pipe(Layer.provide(llmLayer(model.value)))
+          }
           if (name === "auto") return localThemesEngine
           return yield* Effect.fail(
             ConfigError.MissingData(

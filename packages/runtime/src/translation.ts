@@ -13,7 +13,7 @@
  */
 import { ApertiumConfig, ApertiumTranslator, installHint } from "@verbatim/apertium"
 import { TranslationUnsupported, Translator } from "@verbatim/core"
-import { AiTranslator, LlmConfig, layer as llmLayer } from "@verbatim/llm"
+import { LlmConfig } from "@verbatim/llm/config"
 import { Config, ConfigError, Effect, Layer, Option } from "effect"
 
 export type TranslationEngineName = "auto" | "ai" | "apertium" | "none"
@@ -56,7 +56,7 @@ export const translationFor = (
           return noTranslator(
             `machine translation is switched off (VERBATIM_TRANSLATION=none); ${translationHint}`
           )
-        case "ai":
+        case "ai": {
           if (Option.isNone(model)) {
             return yield* Effect.fail(
               ConfigError.MissingData(
@@ -65,7 +65,10 @@ export const translationFor = (
               )
             )
           }
+          // Loaded only when a model is configured (its client is a large module).
+          const { AiTranslator, layer: llmLayer } = yield* Effect.promise(() => import("@verbatim/llm"))
           return AiTranslator.layer.pipe(Layer.provide(llmLayer(model.value)))
+        }
         case "apertium": {
           const settings = yield* ApertiumConfig
           const modes = yield* ApertiumTranslator.installedModes(settings)
