@@ -12,7 +12,7 @@ import { Effect, Option } from "effect"
 import { TestServer, TestServerLive } from "../../server/test/server.js"
 import { videos } from "../../server/test/support.js"
 import { embeddedServerUrl } from "../src/embedded.js"
-import { call, root, stdioClientWith } from "./support.js"
+import { call, callFailing, restClient, root, stdioClientWith } from "./support.js"
 
 /** Runs `apps/mcp/src/main.ts` with stdin closed; its exit code and stderr. */
 const runMain = (env: Record<string, string>) =>
@@ -48,6 +48,15 @@ describe("pnpm mcp", () => {
         expect(keyless.stderr).toContain("VERBATIM_API_KEY is not set")
       }),
     180_000
+  )
+
+  it.scoped("answers each tool call internal_error naming the server when no server answers there", () =>
+    Effect.gen(function* () {
+      const nobody = "http://127.0.0.1:9"
+      const refused = yield* callFailing(yield* restClient(nobody, "vbt_anything"), "get_credits")
+      expect(refused).toMatchObject({ error: "internal_error", details: { base_url: nobody } })
+      expect(refused.message).toContain(nobody)
+    })
   )
 
   it("calls the running server only on the embedded data folder, at its PORT and HOST", () => {
