@@ -2,8 +2,9 @@
  * `node scripts/bundle.mjs <server|worker|admin>`: the app as compiled JavaScript,
  * `apps/<app>/dist/<name>.mjs` (and its chunks: code reached only by `import()`), which `pnpm start`, `pnpm worker` and `pnpm admin` run with plain
  * `node` (no TypeScript loader: less memory and a faster start). The workspace packages are bundled
- * from their TypeScript sources; every other package stays external, imported from the exact file
- * that Node would load for it where it is installed, so the bundle runs wherever this checkout is.
+ * from their TypeScript sources, with Effect's packages; every other package stays external,
+ * imported from the exact file that Node would load for it where it is installed, so the bundle
+ * runs wherever this checkout is.
  * `import.meta.url` in a workspace module keeps naming that module's own file (assets next to the
  * sources, such as the demo catalogue, are found as before). Bundling takes about a second, so the
  * commands bundle on every start. Each file is written whole and then renamed into place, so
@@ -26,12 +27,24 @@ if (app === undefined) {
   process.exit(2)
 }
 
-/** Bare imports of packages outside the workspace: external, at the file Node would load. */
+/**
+ * Bundled from their sources: the workspace packages, and Effect's own packages (`effect`,
+ * `@effect/*`), which are ES modules free of side effects, so only the modules the app uses are
+ * kept (the platform's Swagger page, for one, is not). No external package imports Effect, so the
+ * process holds one copy of it.
+ */
+const bundled = (path) =>
+  path.startsWith("@verbatim/") ||
+  path === "effect" ||
+  path.startsWith("effect/") ||
+  path.startsWith("@effect/")
+
+/** Bare imports of every other package: external, at the file Node would load. */
 const externals = {
   name: "externals",
   setup(bundle) {
     bundle.onResolve({ filter: /^[^./]/ }, async (args) => {
-      if (args.path.startsWith("@verbatim/") || args.pluginData === "resolving") return undefined
+      if (bundled(args.path) || args.pluginData === "resolving") return undefined
       if (args.path.startsWith("node:")) return { path: args.path, external: true }
       const resolved = await bundle.resolve(args.path, {
         kind: args.kind,
