@@ -111,3 +111,12 @@ export const isDatabaseUnavailable = (error: unknown, depth = 0): boolean => {
   }
   return causesOf(error).some((cause) => isDatabaseUnavailable(cause, depth + 1))
 }
+
+/**
+ * Whether the server gave up on the statement's transaction to break a deadlock (40P01) or a
+ * serialization conflict (40001): nothing of that transaction was kept, and running it again is
+ * what PostgreSQL asks for.
+ */
+export const isTransientConflict = (error: unknown): boolean =>
+  hasPostgresErrorCode(PostgresErrorCode.DeadlockDetected)(error) ||
+  hasPostgresErrorCode(PostgresErrorCode.SerializationFailure)(error)

@@ -4,6 +4,10 @@
  * becomes a savepoint. The work must stay on its fiber (a forked fiber loses the transaction, and on
  * PGlite would wait for the session the transaction holds).
  *
+ * When PostgreSQL rolls the transaction back to break a deadlock or a serialization conflict, the
+ * outermost transaction runs its work again (a few times, soon after): the work must be database
+ * work only, which every transaction of the use cases is.
+ *
  * A failure of the transaction itself (taking a connection, `BEGIN`, and `COMMIT` or `ROLLBACK`,
  * which @effect/sql raises as defects) is a `PersistenceError`, marked `unavailable` when it is the
  * database being unavailable, like a repository's: the boundary answers it 503 with `Retry-After`.
@@ -12,7 +16,12 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { PersistenceError, Transactor } from "@verbatim/core"
 import { Effect, Layer, Option } from "effect"
-import { isDatabaseUnavailable } from "./postgres-error.js"
+import { isDatabaseUnavailable, isTransientConflict } from "./postgres-error.js"
+import { conflictRetries } from "./repositories/failure.js"
+
+/** A failure of the work that was PostgreSQL rolling the transaction back for a deadlock or a conflict. */
+const rolledBackForConflict = (error: unknown): boolean =>
+  isTransientConflict(error) || (error instanceof PersistenceError && isTransientConflict(error.cause))
 
 const transactionFailure = (cause: SqlError): PersistenceError =>
   new PersistenceError({
@@ -27,7 +36,14 @@ export const make: Effect.Effect<Transactor["Type"], never, SqlClient.SqlClient>
   (sql) =>
     Transactor.of({
       transaction: (work) =>
-        sql.withTransaction(work).pipe(
+        Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) => {
+          const once = sql.withTransaction(work)
+          // The outermost transaction runs again when the server rolled it back to break a
+          // deadlock (a savepoint cannot: the whole transaction is gone, so its owner retries).
+          return Option.isSome(outer)
+            ? once
+            : Effect.retry(once, { schedule: conflictRetries, while: rolledBackForConflict })
+        }).pipe(
           Effect.catchIf(
             (error): error is SqlError => error instanceof SqlError,
             (cause) => Effect.fail(transactionFailure(cause))

@@ -5,9 +5,28 @@
  * statement timeout, no free pooled connection: `isDatabaseUnavailable`) is marked `unavailable`, which the
  * boundary answers 503 `service_unavailable` instead of 500.
  */
+import * as SqlClient from "@effect/sql/SqlClient"
 import { PersistenceError } from "@verbatim/core"
-import { Effect, Schema } from "effect"
-import { isDatabaseUnavailable } from "../postgres-error.js"
+import { Duration, Effect, Option, Schedule, Schema } from "effect"
+import { isDatabaseUnavailable, isTransientConflict } from "../postgres-error.js"
+
+/** How often, and how soon, work the server rolled back for a deadlock runs again. */
+export const conflictRetries = Schedule.exponential(Duration.millis(10)).pipe(
+  Schedule.jittered,
+  Schedule.intersect(Schedule.recurs(4))
+)
+
+/**
+ * Runs `effect` again when PostgreSQL rolled it back to break a deadlock or a serialization
+ * conflict, unless it runs inside a transaction: there the whole transaction was rolled back, and
+ * the transactor runs it again (`transactor.ts`).
+ */
+export const retryingConflicts = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (inTransaction) =>
+    Option.isSome(inTransaction)
+      ? effect
+      : Effect.retry(effect, { schedule: conflictRetries, while: isTransientConflict })
+  )
 
 /** The account a ledger operation names does not exist. */
 export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()("AccountNotFound", {
@@ -26,7 +45,7 @@ export class StoreConflict extends Schema.TaggedError<StoreConflict>()("StoreCon
 export const operationKeeping =
   <K>(name: string, keep: (error: unknown) => error is K) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, K | PersistenceError, R> =>
-    effect.pipe(
+    retryingConflicts(effect).pipe(
       Effect.mapError((cause) =>
         keep(cause)
           ? cause
