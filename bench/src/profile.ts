@@ -1,7 +1,7 @@
 /**
  * `pnpm --filter @verbatim/bench profile [file.cpuprofile]`: where a V8 CPU profile's time went,
  * by self time, grouped by package (or workspace package), and the top functions. Without an
- * argument it reads the newest profile in bench/results/profiles/ (`BENCH_PROFILE=true pnpm bench`
+ * argument it reads the largest profile in bench/results/profiles/ (`BENCH_PROFILE=true pnpm bench`
  * writes one for the service; of a run's profiles, the main thread's is the largest, the others
  * being loader threads).
  */
@@ -21,13 +21,13 @@ interface Profile {
 }
 
 const profilesDir = join(dirname(fileURLToPath(import.meta.url)), "..", "results", "profiles")
-const newest = () =>
+const largest = () =>
   readdirSync(profilesDir)
     .filter((f) => f.endsWith(".cpuprofile"))
     .map((f) => join(profilesDir, f))
     .sort((a, b) => statSync(b).size - statSync(a).size)[0]
 
-const file = process.argv[2] ?? newest()
+const file = process.argv[2] ?? largest()
 if (file === undefined) throw new Error("no profile: run BENCH_PROFILE=true pnpm bench first")
 const profile = JSON.parse(readFileSync(file, "utf8")) as Profile
 

@@ -37,6 +37,7 @@ import { demoPlatform, NodeServicesLive, offlineMedia, servicesOn, ThemesFromCon
 import { Config, Console, Effect, Layer, Logger, LogLevel, Redacted } from "effect"
 import pg from "pg"
 import type { LoadResult, LoadSpec } from "./load.js"
+import { searchPage } from "./statements.js"
 import { commonWord, generator, rareWord, words } from "./words.js"
 
 const settings = Config.all({
@@ -322,14 +323,10 @@ const sqlLatency = (url: string, accountId: string, word: string, requests: numb
   Effect.promise(async () => {
     const client = new pg.Client({ connectionString: url })
     await client.connect()
-    const statement = `WITH page AS MATERIALIZED (SELECT id, video_id, video_title, language, source_kind, status,
-      word_count, segment_count, duration_seconds, credits_used, created_at FROM transcripts
-      WHERE account_id = $1 AND status = 'succeeded' AND (tsv @@ websearch_to_tsquery('english', $2) OR video_id = $2)
-      ORDER BY created_at DESC, id DESC LIMIT 50 OFFSET 0) SELECT * FROM page ORDER BY created_at DESC, id DESC`
     const times: Array<number> = []
     for (let i = 0; i < requests + 100; i++) {
       const started = process.hrtime.bigint()
-      await client.query(statement, [accountId, word])
+      await client.query(searchPage, [accountId, word, 50, 0])
       if (i >= 100) times.push(Number(process.hrtime.bigint() - started) / 1e6)
     }
     await client.end()
