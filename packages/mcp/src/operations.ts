@@ -155,7 +155,7 @@ export const inProcess = (
             account,
             endpoint,
             key,
-            Schema.encodeSync(request)(value),
+            () => Schema.encodeSync(request)(value),
             response,
             work(account, value)
           )

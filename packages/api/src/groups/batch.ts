@@ -62,7 +62,7 @@ export const BatchHttp = HttpApiBuilder.group(HttpApi.make(apiId).add(BatchGroup
             account,
             idempotentEndpoints.batch,
             headers["idempotency-key"],
-            Schema.encodeSync(Api.BatchRequest)(payload),
+            () => Schema.encodeSync(Api.BatchRequest)(payload),
             Api.BatchProcessing,
             batches.create(account, payload)
           )

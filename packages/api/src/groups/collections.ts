@@ -19,6 +19,7 @@ import {
 } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
 import { Effect, Schema } from "effect"
+import type { LazyArg } from "effect/Function"
 import { apiId, basePath } from "../base.js"
 import {
   type ApiFailure,
@@ -132,7 +133,7 @@ export class RecommendationsGroup extends HttpApiGroup.make("recommendations")
 const idempotentResolve = <A, I>(
   endpoint: string,
   key: string | undefined,
-  encoded: unknown,
+  encoded: LazyArg<unknown>,
   schema: Schema.Schema<A, I>,
   work: (
     collections: CollectionWork,
@@ -174,7 +175,7 @@ export const PlaylistsHttp = HttpApiBuilder.group(
         idempotentResolve(
           idempotentEndpoints.playlistResolve,
           headers["idempotency-key"],
-          Schema.encodeSync(Api.PlaylistResolveRequest)(payload),
+          () => Schema.encodeSync(Api.PlaylistResolveRequest)(payload),
           Api.PlaylistResolveResponse,
           (collections, account) => collections.resolvePlaylist(account, payload)
         )
@@ -194,7 +195,7 @@ export const ChannelsHttp = HttpApiBuilder.group(
         idempotentResolve(
           idempotentEndpoints.channelResolve,
           headers["idempotency-key"],
-          Schema.encodeSync(Api.ChannelResolveRequest)(payload),
+          () => Schema.encodeSync(Api.ChannelResolveRequest)(payload),
           Api.ChannelResolveResponse,
           (collections, account) => collections.resolveChannel(account, payload)
         )

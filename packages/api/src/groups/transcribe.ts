@@ -55,7 +55,7 @@ export const TranscribeHttp = HttpApiBuilder.group(
               account,
               idempotentEndpoints.transcribe,
               headers["idempotency-key"],
-              Schema.encodeSync(Api.TranscribeRequest)(payload),
+              () => Schema.encodeSync(Api.TranscribeRequest)(payload),
               Api.TranscribeResponse,
               transcribe.transcribe(account, payload)
             )

@@ -10,7 +10,8 @@
  * ever replaced: the worker removes them on its reconcile rhythm (`sweepExpiredIdempotencyKeys`).
  */
 import { Api, Errors, type Ids } from "@verbatim/domain"
-import { DateTime, Duration, Effect, Either, type Layer, Option, Schedule, Schema } from "effect"
+import { DateTime, Duration, Effect, Either, Exit, type Layer, Option, Schedule, Schema } from "effect"
+import type { LazyArg } from "effect/Function"
 import type { PersistenceError } from "../errors.js"
 import type { Account } from "../ports/accounts.js"
 import { IdempotencyKeys } from "../ports/idempotency.js"
@@ -63,18 +64,28 @@ export class Idempotency extends Effect.Service<Idempotency>()("@verbatim/core/I
 
     /**
      * Runs `work` once per (account, endpoint, key): the answer is encoded with `schema` and kept; a
-     * later call with the same key and request returns it decoded. Without a key, `work` just runs.
+     * later call with the same key and request returns it decoded. Without a key, `work` just runs:
+     * the request (as its entry point encodes it) is only made when a key asks for it.
      */
     const run = <A, I>(
       account: Account,
       endpoint: string,
       key: string | undefined,
-      request: unknown,
+      request: LazyArg<unknown>,
+      schema: Schema.Schema<A, I>,
+      work: Effect.Effect<A, Errors.ApiError | PersistenceError>
+    ): Effect.Effect<A, Errors.ApiError | PersistenceError> =>
+      key === undefined ? work : keyed(account, endpoint, key, request, schema, work)
+
+    const keyed = <A, I>(
+      account: Account,
+      endpoint: string,
+      key: string,
+      request: LazyArg<unknown>,
       schema: Schema.Schema<A, I>,
       work: Effect.Effect<A, Errors.ApiError | PersistenceError>
     ): Effect.Effect<A, Errors.ApiError | PersistenceError> =>
       Effect.gen(function* () {
-        if (key === undefined) return yield* work
         if (key.length === 0 || key.length > maxIdempotencyKeyLength || !/^[\x21-\x7e]+$/.test(key)) {
           return yield* Effect.fail(
             fieldError(
@@ -83,7 +94,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@verbatim/core/I
             )
           )
         }
-        const canonical = canonicalJson(request)
+        const canonical = canonicalJson(request())
         const now = yield* DateTime.now
         const claim = {
           accountId: account.id as Ids.AccountId,
@@ -95,7 +106,13 @@ export class Idempotency extends Effect.Service<Idempotency>()("@verbatim/core/I
         }
         const existing = yield* keys.begin(claim)
         if (Option.isNone(existing)) {
-          const outcome = yield* Effect.either(work)
+          // A first request interrupted (its client gone, a shutdown) or dead frees the key, as a
+          // server failure does: its retries run instead of waiting for an answer that never comes.
+          const outcome = yield* Effect.either(work).pipe(
+            Effect.onExit((exit) =>
+              Exit.isSuccess(exit) ? Effect.void : Effect.ignore(keys.abandon(claim.accountId, endpoint, key))
+            )
+          )
           if (Either.isRight(outcome)) {
             const body = yield* Effect.orDie(Schema.encode(schema)(outcome.right))
             yield* keys.complete(claim.accountId, endpoint, key, { _tag: "answer", body })
@@ -151,7 +168,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@verbatim/core/I
             )
         })
         // The first request failed on our side and freed the key: this one runs.
-        if (Option.isNone(kept)) return yield* run(account, endpoint, key, request, schema, work)
+        if (Option.isNone(kept)) return yield* keyed(account, endpoint, key, request, schema, work)
         const answer = yield* Effect.orDie(Schema.decodeUnknown(KeptAnswer)(kept.value))
         if (answer._tag === "refused") {
           return yield* Effect.fail(
@@ -159,7 +176,9 @@ export class Idempotency extends Effect.Service<Idempotency>()("@verbatim/core/I
           )
         }
         return yield* Effect.orDie(Schema.decodeUnknown(schema)(answer.body))
-      }).pipe(Effect.withSpan("verbatim.idempotency.run", { attributes: { endpoint } }))
+      }).pipe(
+        Effect.withSpan("verbatim.idempotency.run", { attributes: { endpoint }, captureStackTrace: false })
+      )
 
     return { run }
   })
