@@ -74,14 +74,20 @@ export const make = Effect.gen(function* () {
       }
       return chunk.pieces.map((piece, i) => ({ segment: piece.segment, text: texts.get(i) ?? "" }))
     }).pipe(
-      Effect.mapError((error) => (typeof error === "string" ? error : error.reason)),
-      Effect.tapError((reason) => Effect.logWarning(`translation chunk ${index} failed`, reason)),
-      Effect.retry({ times: llm.settings.retries }),
+      Effect.tapError((error) =>
+        Effect.logWarning(
+          `translation chunk ${index} failed`,
+          typeof error === "string" ? error : error.reason
+        )
+      ),
+      // Asked again only for an answer of the wrong shape: the model client has already retried
+      // the requests worth retrying, and stops on the others (a wrong key, a refused request).
+      Effect.retry({ times: llm.settings.retries, while: (error) => typeof error === "string" }),
       Effect.mapError(
-        (reason) =>
+        (error) =>
           new TranslationFailed({
             engine,
-            reason: `chunk ${index + 1} (${chunk.pieces.length} segments) failed after ${llm.settings.retries + 1} attempts: ${reason}`
+            reason: `chunk ${index + 1} (${chunk.pieces.length} segments) failed: ${typeof error === "string" ? error : error.reason}`
           })
       ),
       Effect.withSpan("AiTranslator.chunk", {

@@ -83,8 +83,13 @@ let shared: Promise<Nlp> | undefined
  * process that never detects themes never holds it (or imports it).
  */
 export const pipeline = (): Promise<Nlp> => {
-  shared ??= Promise.all([import("wink-nlp"), import("wink-eng-lite-web-model")]).then(([wink, model]) =>
-    wink.default(model.default)
+  shared ??= Promise.all([import("wink-nlp"), import("wink-eng-lite-web-model")]).then(
+    ([wink, model]) => wink.default(model.default),
+    (cause: unknown) => {
+      // A load that failed is tried again by the next detection, not kept.
+      shared = undefined
+      throw cause
+    }
   )
   return shared
 }
