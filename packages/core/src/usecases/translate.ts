@@ -198,7 +198,15 @@ export const TranslateLive = Layer.effect(
       }
 
       const wanted = request.source_language
-      const candidates = wanted === undefined ? owned : owned.filter((r) => same(r.language, wanted))
+      // Without source_language, a transcript already in the target's language is no source while
+      // another language is owned (pt-BR human captions do not make a pt translation of en refused).
+      const elsewhere = owned.filter((r) => !Language.samePrimary(r.language, target))
+      const candidates =
+        wanted !== undefined
+          ? owned.filter((r) => same(r.language, wanted))
+          : elsewhere.length > 0
+            ? elsewhere
+            : owned
       const best = Arr.head(Arr.sort(candidates, originalFirst))
       if (Option.isNone(best)) {
         return yield* Errors.apiError(

@@ -160,9 +160,10 @@ layer(wiring, suiteOptions)("Translate on the production wiring", (it) => {
         Effect.gen(function* () {
           const account = yield* createAccount({ credits: 5 })
           const source = yield* storeOwned(account)
-          // one chunk (1,084 characters within 1,500): Llm tries each request twice, the translator the chunk twice
+          // one chunk (1,084 characters within 1,500): Llm tries its request twice; the translator
+          // asks a chunk again only for an answer of the wrong shape, not after a failed request
           const server = yield* LlmStandIn
-          server.inject(4, serverError)
+          server.inject(2, serverError)
           const error = yield* expectApiError(
             translate(account, source.videoId, { target_language: "de", provider: "ai" }),
             "translation_unavailable"
@@ -256,6 +257,29 @@ layer(wiring, suiteOptions)("Translate on the production wiring", (it) => {
         const french = yield* translate(account, videos.manualOnly, { target_language: "fr", provider: "ai" })
         expect(french.transcript.segments[0]?.text).toBe(`[fr] ${source.segments[0]?.text}`)
       })
+    )
+
+    it.effect(
+      "without source_language the source is a transcript in another language than the target, even when a better one shares it",
+      () =>
+        Effect.gen(function* () {
+          const account = yield* createAccount({ credits: 5 })
+          const english = yield* storeOwned(account, {
+            videoId: videos.multiLanguage,
+            language: "en",
+            sourceKind: "auto"
+          })
+          yield* storeOwned(account, {
+            videoId: videos.multiLanguage,
+            language: "pt-BR",
+            sourceKind: "manual"
+          })
+          const answer = yield* translate(account, videos.multiLanguage, {
+            target_language: "pt",
+            provider: "ai"
+          })
+          expect(answer.transcript.segments[0]?.text).toBe(`[pt] ${english.segments[0]?.text}`)
+        })
     )
 
     it.effect("source_language picks the transcript translated; 403 when that language is not owned", () =>
