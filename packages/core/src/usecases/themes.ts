@@ -344,6 +344,11 @@ export const ThemesLive = Layer.effect(
         if (problems.length > 0) {
           return yield* refund(record, owner, `${engine.name}: ${problems.slice(0, 3).join("; ")}`)
         }
+        // A transcript long enough to analyse that yields no theme is a failed detection, whichever
+        // engine ran it: refunded, never 1 credit for an empty answer (short ones never get here).
+        if (detection.themes.length === 0) {
+          return yield* refund(record, owner, `${engine.name}: no theme found in ${segments.length} segments`)
+        }
         yield* checked(record.status, "completed")
         const done = yield* store.complete(record.id, owner, detection, yield* DateTime.now)
         if (Option.isNone(done)) yield* Effect.logWarning(`themes ${record.id}: lease lost before completing`)

@@ -35,27 +35,35 @@ import {
 /** Videos whose detection the scripted engine answers with anchors outside the transcript. */
 const misplacedVideo = videos.manualOnly
 
-/** The local engine, except for `misplacedVideo`: a mention of a segment that does not exist. */
+/** A video whose detection the scripted engine answers with no theme at all. */
+const themelessVideo = "themeless01"
+
+/**
+ * The local engine, except for `misplacedVideo` (a mention of a segment that does not exist) and
+ * `themelessVideo` (no theme).
+ */
 const scriptedEngine = Layer.effect(
   ThemesEngine,
   Effect.map(ThemesEngine, (local) => ({
     name: "scripted",
     detect: (input) =>
-      input.videoId !== misplacedVideo
-        ? local.detect(input)
-        : Effect.map(local.detect(input), (found): ThemesDetection => {
-            const [theme] = found.themes
-            if (theme === undefined) return found
-            const [keyword] = theme.keywords
-            const moved = new Api.ThemeKeyword({
-              ...(keyword as Api.ThemeKeyword),
-              mentions: [new Api.KeywordMention({ segment_index: input.segments.length + 5, start: 0 })]
+      input.videoId === themelessVideo
+        ? Effect.map(local.detect(input), (found): ThemesDetection => ({ ...found, themes: [], moments: [] }))
+        : input.videoId !== misplacedVideo
+          ? local.detect(input)
+          : Effect.map(local.detect(input), (found): ThemesDetection => {
+              const [theme] = found.themes
+              if (theme === undefined) return found
+              const [keyword] = theme.keywords
+              const moved = new Api.ThemeKeyword({
+                ...(keyword as Api.ThemeKeyword),
+                mentions: [new Api.KeywordMention({ segment_index: input.segments.length + 5, start: 0 })]
+              })
+              return {
+                ...found,
+                themes: [new Api.Theme({ ...theme, keywords: [moved] }), ...found.themes.slice(1)]
+              }
             })
-            return {
-              ...found,
-              themes: [new Api.Theme({ ...theme, keywords: [moved] }), ...found.themes.slice(1)]
-            }
-          })
   }))
 ).pipe(Layer.provide(themesEngineFor("local")))
 
@@ -170,6 +178,25 @@ layer(wiring, suiteOptions)("themes use cases", (it) => {
           expect(entries.filter((e) => e.key.includes(":themes:"))).toHaveLength(2 * round)
         }
       })
+  )
+
+  it.effect("a detection that finds no theme in a transcript long enough is refunded, as a failure is", () =>
+    Effect.gen(function* () {
+      const themes = yield* Themes
+      const account = yield* createAccount({ credits: 3 })
+      const transcript = yield* store(transcriptRecord(account, { videoId: themelessVideo }))
+      expect(transcript.wordCount).toBeGreaterThanOrEqual(50)
+      expect(yield* themes.unlock(account, themelessVideo, themesQuery())).toBeInstanceOf(
+        Api.ThemesProcessing
+      )
+      const record = yield* recordOf(account, transcript)
+      yield* runAs("w", account, record.id)
+      const refunded = yield* recordOf(account, transcript)
+      expect(refunded.status).toBe("refunded")
+      expect(refunded.error).toContain("no theme")
+      const { balance } = yield* expectBalancedBooks(account)
+      expect(balance).toBe(3)
+    })
   )
 
   it.effect("GET never starts detection and never charges", () =>
