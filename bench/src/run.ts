@@ -386,7 +386,6 @@ const program = Effect.gen(function* () {
     "the service",
     [
       ...(config.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(benchDir, "results", "profiles")}`] : []),
-      "--enable-source-maps",
       serverBundle()
     ],
     {

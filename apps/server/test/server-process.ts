@@ -48,7 +48,7 @@ export const startServer = (
   const child = spawn(
     process.execPath,
     options.script === undefined
-      ? ["--enable-source-maps", bundledServer()]
+      ? [bundledServer()]
       : ["--import", "tsx", "--conditions=@verbatim/source", options.script],
     {
       cwd: repositoryRoot,

@@ -287,10 +287,7 @@ describe.skipIf(!fleetAvailable)("faults over real processes (PostgreSQL + Redis
           Effect.gen(function* () {
             // The same node process as `pnpm worker`: compiled JavaScript, no loader or wrapper
             // command in between to relay signals.
-            expect(scriptCommand("worker").slice(1)).toEqual([
-              "--enable-source-maps",
-              "apps/worker/dist/worker.mjs"
-            ])
+            expect(scriptCommand("worker").slice(1)).toEqual(["apps/worker/dist/worker.mjs"])
             const account = yield* newAccount(10)
             const created = yield* createJobs(1, {
               accountId: account.id,
