@@ -14,13 +14,16 @@
  *    BENCH_SECONDS seconds, BENCH_ROUNDS rounds: requests per second and the ratio service / bare.
  * 2. GET /transcripts?search= for a rare word (in 1 of 1,000 transcripts) and a common word (in
  *    almost every one), one request at a time: p50 of the service, of the bare server and of the
- *    SQL alone (the page statement from a `pg` client in this process), and the goals' terms.
+ *    SQL alone (the page statement from a `pg` client in this process), and the goals' terms; with
+ *    BENCH_LARGE_TRANSCRIPTS (100000 for the goals' second size) the searching account's
+ *    transcripts are then topped up to that many and the searches measured again.
  * 3. The service's resident memory: idle after the start, after the load, and its peak.
  *
  * Settings: DATABASE_URL (required: the yardstick is a PostgreSQL client), REDIS_URL,
  * BENCH_TRANSCRIPTS (10000), BENCH_WORDS (1000), BENCH_SECONDS (10), BENCH_CONNECTIONS (10),
- * BENCH_ROUNDS (2), BENCH_ACCOUNTS (64), BENCH_LATENCY_REQUESTS (2000), BENCH_PROFILE (false: when
- * true the service writes a V8 CPU profile to bench/results/profiles/; `profile.ts` summarises it).
+ * BENCH_ROUNDS (2), BENCH_ACCOUNTS (64), BENCH_LATENCY_REQUESTS (2000), BENCH_LARGE_TRANSCRIPTS (0:
+ * none), BENCH_PROFILE (false: when true the service writes a V8 CPU profile to
+ * bench/results/profiles/; `profile.ts` summarises it). Seeding (`seed.ts`) is timed and reported.
  * Results are printed as one table and written as JSON to bench/results/.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
@@ -29,16 +32,12 @@ import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { AccountAdmin, WebhookAllowList } from "@verbatim/core"
-import { persistenceLayer, postgresLayer } from "@verbatim/db"
-import { shippedCataloguePath } from "@verbatim/demo-platform"
-import { MemoryRateLimiter, MemoryWorkQueue } from "@verbatim/queue"
-import { demoPlatform, NodeServicesLive, offlineMedia, servicesOn, ThemesFromConfig } from "@verbatim/runtime"
-import { Config, Console, Effect, Layer, Logger, LogLevel, Redacted } from "effect"
+import { Config, Console, Effect, Logger, LogLevel, Redacted } from "effect"
 import pg from "pg"
 import type { LoadResult, LoadSpec } from "./load.js"
+import { benchDatabase, ownedVideo, seedAccounts, seeding, seedOwned, seedSearchable } from "./seed.js"
 import { searchPage } from "./statements.js"
-import { commonWord, generator, rareWord, words } from "./words.js"
+import { commonWord, rareWord } from "./words.js"
 
 const settings = Config.all({
   databaseUrl: Config.redacted("DATABASE_URL"),
@@ -50,176 +49,12 @@ const settings = Config.all({
   rounds: Config.integer("BENCH_ROUNDS").pipe(Config.withDefault(2)),
   accounts: Config.integer("BENCH_ACCOUNTS").pipe(Config.withDefault(64)),
   latencyRequests: Config.integer("BENCH_LATENCY_REQUESTS").pipe(Config.withDefault(2_000)),
-  profile: Config.boolean("BENCH_PROFILE").pipe(Config.withDefault(false))
+  profile: Config.boolean("BENCH_PROFILE").pipe(Config.withDefault(false)),
+  largeTranscripts: Config.integer("BENCH_LARGE_TRANSCRIPTS").pipe(Config.withDefault(0))
 })
-type Settings = Config.Config.Success<typeof settings>
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const benchDir = join(root, "bench")
-
-/** A demo catalogue video (English human captions) that every account owns a transcript of, in 1,000 words: POST /transcribe serves it again for 0 credits. */
-const ownedVideo = "q3Lx8VbT2kA"
-/** Words per segment of the owned transcript (about the size of a caption line). */
-const wordsPerSegment = 12
-
-// ---------------------------------------------------------------------------------------------
-// The database of the run
-
-const withDatabase = (url: string, name: string): string => {
-  const parsed = new URL(url)
-  parsed.pathname = `/${name}`
-  return parsed.toString()
-}
-
-/** A database made for the run, dropped when the run ends. */
-const benchDatabase = (adminUrl: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const name = `verbatim_bench_${process.pid}_${Date.now().toString(36)}`
-      const admin = new pg.Client({ connectionString: adminUrl })
-      await admin.connect()
-      await admin.query(`CREATE DATABASE ${name}`)
-      await admin.end()
-      return { name, url: withDatabase(adminUrl, name) }
-    }),
-    ({ name }) =>
-      Effect.promise(async () => {
-        const admin = new pg.Client({ connectionString: adminUrl })
-        await admin.connect()
-        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-        await admin.end()
-      })
-  )
-
-/** Accounts and keys through the real use cases, on the migrated database. */
-const seedAccounts = (url: string, count: number) =>
-  Effect.gen(function* () {
-    const admin = yield* AccountAdmin
-    const seeded: Array<{ id: string; key: string }> = []
-    for (let i = 0; i < count; i++) {
-      const account = yield* admin.createAccount({ name: `bench ${i}`, plan: "business", credits: 1_000_000 })
-      const { key } = yield* admin.issueKey(account.id)
-      seeded.push({ id: account.id, key })
-    }
-    return seeded
-  }).pipe(
-    Effect.provide(
-      servicesOn(
-        Layer.mergeAll(
-          persistenceLayer(postgresLayer(Redacted.make(url))),
-          demoPlatform(shippedCataloguePath),
-          MemoryWorkQueue.layer,
-          MemoryRateLimiter.layer,
-          NodeServicesLive,
-          offlineMedia(),
-          Layer.succeed(WebhookAllowList, []),
-          ThemesFromConfig
-        )
-      )
-    ),
-    Effect.scoped
-  )
-
-interface Row {
-  readonly accountId: string
-  readonly videoId: string
-  readonly title: string
-  readonly sourceKind: string
-  readonly text: string
-  readonly segments: ReadonlyArray<{ text: string; start: number; end: number }>
-  readonly createdAt: Date
-}
-
-/** Multi-row inserts of many transcripts at once (the GIN index is built after the load). */
-const insertRows = async (client: pg.Client, rows: ReadonlyArray<Row>, wordsPer: number) => {
-  const values: Array<unknown> = []
-  const tuples = rows.map((row, i) => {
-    const p = i * 10
-    values.push(
-      crypto.randomUUID(),
-      row.accountId,
-      row.videoId,
-      row.title,
-      row.sourceKind,
-      row.text,
-      JSON.stringify(row.segments),
-      row.segments.length,
-      Math.ceil((wordsPer * 400) / 1000),
-      row.createdAt
-    )
-    return `($${p + 1}, $${p + 2}, $${p + 3}, 'en', $${p + 5}, 'succeeded', $${p + 4}, NULL, $${p + 6}, $${p + 7}::jsonb,
-      true, ${wordsPer}, $${p + 8}, $${p + 9}, 1, NULL, NULL, NULL, $${p + 10}, $${p + 10})`
-  })
-  await client.query(
-    `INSERT INTO transcripts (id, account_id, video_id, language, source_kind, status, video_title, channel_id,
-      text, segments, has_timestamps, word_count, segment_count, duration_seconds, credits_used, summary,
-      mind_map, asr_intelligence, created_at, updated_at)
-     VALUES ${tuples.join(", ")}`,
-    values
-  )
-}
-
-/** Splits a text into caption-sized segments, 400 ms a word. */
-const segmentsOf = (text: string) => {
-  const all = text.split(" ")
-  const segments: Array<{ text: string; start: number; end: number }> = []
-  for (let from = 0; from < all.length; from += wordsPerSegment) {
-    segments.push({
-      text: all.slice(from, from + wordsPerSegment).join(" "),
-      start: from * 400,
-      end: Math.min(all.length, from + wordsPerSegment) * 400
-    })
-  }
-  return segments
-}
-
-/**
- * The first account's BENCH_TRANSCRIPTS searchable transcripts (the rare word in 1 of 1,000), and
- * one owned transcript of `ownedVideo` per account, in caption-sized segments.
- */
-const seedTranscripts = (url: string, config: Settings, accounts: ReadonlyArray<{ id: string }>) =>
-  Effect.promise(async () => {
-    const client = new pg.Client({ connectionString: url })
-    await client.connect()
-    await client.query("DROP INDEX transcripts_tsv_idx")
-    const random = generator(42)
-    const now = Date.now()
-    const first = accounts[0]?.id ?? ""
-    const chunk = 200
-    for (let from = 0; from < config.transcripts; from += chunk) {
-      const rows: Array<Row> = []
-      for (let i = from; i < Math.min(config.transcripts, from + chunk); i++) {
-        const text = `${words(random, config.words)}${i % 1000 === 7 ? ` ${rareWord}` : ""}`
-        rows.push({
-          accountId: first,
-          videoId: `bench${String(i).padStart(6, "0")}`,
-          title: `Benchmark video ${i}: ${words(random, 5)}`,
-          sourceKind: i % 3 === 0 ? "manual" : "auto",
-          text,
-          segments: [{ text, start: 0, end: config.words * 400 }],
-          createdAt: new Date(now - (config.transcripts - i) * 1000)
-        })
-      }
-      await insertRows(client, rows, config.words)
-    }
-    const ownedText = words(random, config.words)
-    const owned = accounts.map((account) => ({
-      accountId: account.id,
-      videoId: ownedVideo,
-      title: "The owned benchmark video",
-      sourceKind: "manual",
-      text: ownedText,
-      segments: segmentsOf(ownedText),
-      createdAt: new Date(now)
-    }))
-    for (let from = 0; from < owned.length; from += chunk) {
-      await insertRows(client, owned.slice(from, from + chunk), config.words)
-    }
-    await client.query("CREATE INDEX transcripts_tsv_idx ON transcripts USING GIN (tsv)")
-    // Planner statistics (autovacuum does this in production).
-    await client.query("VACUUM ANALYZE transcripts")
-    await client.end()
-  })
 
 // ---------------------------------------------------------------------------------------------
 // The processes
@@ -376,8 +211,13 @@ const program = Effect.gen(function* () {
   )
   const seededAt = Date.now()
   const accounts = yield* seedAccounts(database.url, config.accounts)
-  yield* seedTranscripts(database.url, config, accounts)
-  yield* Console.log(`seeded in ${((Date.now() - seededAt) / 1000).toFixed(1)} s`)
+  const data = seeding(config.words, Math.max(config.transcripts, config.largeTranscripts))
+  const searcher = accounts[0]?.id ?? ""
+  yield* seedSearchable(database.url, data, searcher, 0, config.transcripts)
+  yield* seedOwned(database.url, data, accounts)
+  /** Seeding times: the accounts and the first transcripts, then the top-up if any. */
+  const seeds = [{ from: 0, to: config.transcripts, seconds: (Date.now() - seededAt) / 1000 }]
+  yield* Console.log(`seeded in ${fixed(seeds[0]?.seconds ?? 0, 1)} s`)
   const keys = accounts.map((a) => a.key)
   const firstKey = keys[0] ?? ""
 
@@ -439,15 +279,39 @@ const program = Effect.gen(function* () {
     // One account's searches stay under its plan's 100 requests per second: one every 12 ms at most.
     minIntervalMs: 12
   })
-  const searches = []
-  for (const [label, word, requests] of [
-    ["rare", rareWord, config.latencyRequests],
-    ["common", commonWord, Math.max(50, Math.floor(config.latencyRequests / 10))]
-  ] as const) {
-    const sqlP50 = yield* sqlLatency(database.url, accounts[0]?.id ?? "", word, requests)
-    const b = yield* load({ ...searchLatency(bare.base, word), requests })
-    const s = yield* load({ ...searchLatency(service.base, word), requests })
-    searches.push({ label, word, sqlP50, bare: b, service: s })
+  const searches: Array<{
+    readonly transcripts: number
+    readonly label: string
+    readonly word: string
+    readonly sqlP50: number
+    readonly bare: LoadResult
+    readonly service: LoadResult
+  }> = []
+  const measureSearches = (transcripts: number) =>
+    Effect.gen(function* () {
+      for (const [label, word, requests] of [
+        ["rare", rareWord, config.latencyRequests],
+        ["common", commonWord, Math.max(50, Math.floor(config.latencyRequests / 10))]
+      ] as const) {
+        const sqlP50 = yield* sqlLatency(database.url, searcher, word, requests)
+        const b = yield* load({ ...searchLatency(bare.base, word), requests })
+        const s = yield* load({ ...searchLatency(service.base, word), requests })
+        searches.push({ transcripts, label, word, sqlP50, bare: b, service: s })
+      }
+    })
+  yield* measureSearches(config.transcripts)
+  if (config.largeTranscripts > config.transcripts) {
+    yield* Console.log(`seeding up to ${config.largeTranscripts} searchable transcripts ...`)
+    const toppedAt = Date.now()
+    yield* seedSearchable(database.url, data, searcher, config.transcripts, config.largeTranscripts)
+    const topUp = {
+      from: config.transcripts,
+      to: config.largeTranscripts,
+      seconds: (Date.now() - toppedAt) / 1000
+    }
+    seeds.push(topUp)
+    yield* Console.log(`seeded ${topUp.to - topUp.from} more in ${fixed(topUp.seconds, 1)} s`)
+    yield* measureSearches(config.largeTranscripts)
   }
   const after = yield* memoryOf(service.child)
 
@@ -465,29 +329,24 @@ const program = Effect.gen(function* () {
     accounts: config.accounts,
     node: process.version,
     transcribe: { rounds, bareRate, serviceRate, ratio: serviceRate / bareRate, failed },
+    seeds,
     searches,
     memory: { idle, after, bareIdle }
   }
-  const rare = searches[0]
-  const common = searches[1]
   yield* Console.log(
     [
       "",
       `| figure (PostgreSQL, ${config.transcripts} transcripts, rate limiter on ${report.rateLimiter}, access log on) | service | bare | ratio or goal |`,
       "|---|---|---|---|",
       `| owned POST /transcribe, ${config.connections} connections, req/s (mean of ${config.rounds}) | ${fixed(serviceRate, 0)} | ${fixed(bareRate, 0)} | ${fixed(serviceRate / bareRate)} (goal >= 0.5) |`,
-      ...(rare === undefined
-        ? []
-        : [
-            `| search rare word, p50 ms (SQL alone ${rare.sqlP50}) | ${rare.service.p50Ms} | ${rare.bare.p50Ms} | ${fixed(rare.service.p50Ms - rare.sqlP50, 3)} ms over SQL (goal <= 1) |`
-          ]),
-      ...(common === undefined
-        ? []
-        : [
-            `| search common word, p50 ms (SQL alone ${common.sqlP50}) | ${common.service.p50Ms} | ${common.bare.p50Ms} | ${fixed(common.service.p50Ms / common.sqlP50)}x SQL (goal <= 1.2) |`
-          ]),
+      ...searches.map((search) =>
+        search.label === "rare"
+          ? `| search rare word, ${search.transcripts} transcripts, p50 ms (SQL alone ${search.sqlP50}) | ${search.service.p50Ms} | ${search.bare.p50Ms} | ${fixed(search.service.p50Ms - search.sqlP50, 3)} ms over SQL (goal <= 1) |`
+          : `| search common word, ${search.transcripts} transcripts, p50 ms (SQL alone ${search.sqlP50}) | ${search.service.p50Ms} | ${search.bare.p50Ms} | ${fixed(search.service.p50Ms / search.sqlP50)}x SQL (goal <= 1.2) |`
+      ),
       `| service RSS MB: idle / after the load / peak | ${idle.rssMb} / ${after.rssMb} / ${after.peakMb} | ${bareIdle.rssMb} | goal idle <= 150, load <= 300 |`,
-      `| failed requests (non-2xx, errors) | ${failed} | | |`
+      `| failed requests (non-2xx, errors) | ${failed} | | |`,
+      `| seeding, s (transcripts from-to: seconds) | ${seeds.map((seed) => `${seed.from}-${seed.to}: ${fixed(seed.seconds, 1)}`).join(", ")} | | |`
     ].join("\n")
   )
   const resultsDir = join(benchDir, "results")
