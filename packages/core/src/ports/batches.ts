@@ -155,13 +155,16 @@ export class Batches extends Context.Tag("@verbatim/core/Batches")<
       owner: string
     ) => Effect.Effect<boolean, PersistenceError>
     /**
-     * Items not done whose lease expired, and, with `untaken`, those never taken too (lease free),
-     * oldest batches first.
+     * Items to offer again, of processing batches: those not done whose lease expired, and those
+     * never taken that are inside their batch's offer window (the first `window` positions, or the
+     * item `window` positions before was taken or is done) when the batch was accepted before
+     * `acceptedBefore`. Each batch's lowest positions first, then the oldest batches, so every
+     * batch gets its turn whatever the limit.
      */
     readonly pending: (
       now: DateTime.Utc,
       limit: number,
-      options: { readonly untaken: boolean }
+      options: { readonly window: number; readonly acceptedBefore: DateTime.Utc }
     ) => Effect.Effect<ReadonlyArray<PendingItem>, PersistenceError>
     /** Whether an item of the batch is not done yet (one index look-up, however large the batch). */
     readonly hasUndone: (id: Ids.BatchId) => Effect.Effect<boolean, PersistenceError>

@@ -64,6 +64,12 @@ class FinishedElsewhere extends Data.TaggedError("FinishedElsewhere") {}
  */
 export const offerWindow = 500
 
+/**
+ * How old a batch is before the reconciler offers its items never taken again (its own offers had
+ * their chance by then).
+ */
+export const reofferAfterMs = 2_000
+
 /** How long an item that waits for an earlier item of the same video waits before it tries again. */
 export const waitingRetryMs = 200
 
@@ -528,7 +534,7 @@ export const makeBatchWork = Effect.gen(function* () {
    * The item `offerWindow` positions after a taken one (or one found done or held) is offered, so a
    * batch keeps at most about `offerWindow` items in the queue, whatever its size: accepting 3,000
    * ids makes 500 offers, not 3,000, and the items still reach every worker in order. An offer that
-   * fails is logged; the reconciler offers items never taken once the lane has nothing queued.
+   * fails is logged; the reconciler makes it again (see `reconcile`).
    */
   const offerNext = (batchId: Ids.BatchId, position: number, total: number, accountId: string) =>
     position + offerWindow >= total
@@ -593,12 +599,15 @@ export const makeBatchWork = Effect.gen(function* () {
 
   const reconcile = Effect.gen(function* () {
     const now = yield* DateTime.now
-    // Items never taken were offered when their batch was accepted: they are offered again only
-    // when the lane has nothing queued (an offer failed, or the queue lost its items), not every
-    // round while thousands of them wait their turn. Items whose lease expired always are.
-    const depth = yield* Effect.either(queue.depth(batchItemLane))
-    const untaken = Either.isLeft(depth) || depth.right.waiting + depth.right.delayed === 0
-    const pending = yield* batches.pending(now, 2000, { untaken })
+    // Every round, whatever the lane holds: items whose lease expired, and the items never taken
+    // inside each batch's offer window once the batch is `reofferAfterMs` old. An offer that failed
+    // or was lost (the first one of a batch, or the one an item makes `offerWindow` positions on)
+    // is made again within a round, even while other accounts' work keeps the lane busy; items
+    // still queued are not doubled, since an offer of a key waiting, delayed or running does nothing.
+    const pending = yield* batches.pending(now, 2000, {
+      window: offerWindow,
+      acceptedBefore: DateTime.subtract(now, { millis: reofferAfterMs })
+    })
     if (pending.length > 0) {
       yield* queue.offer(
         pending.map((item) => {

@@ -206,19 +206,34 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
         RETURNING position`
   })
 
+  /**
+   * Expired leases, and items never taken inside their batch's offer window (see the port), ranked
+   * by position within their batch: the n-th item of every batch before the (n+1)-th of any.
+   */
   const pendingAt = SqlSchema.findAll({
-    Request: Schema.Struct({ now: Timestamp, limit: Schema.Int, untaken: Schema.Boolean }),
+    Request: Schema.Struct({
+      now: Timestamp,
+      limit: Schema.Int,
+      window: Schema.Int,
+      acceptedBefore: Timestamp
+    }),
     Result: Schema.Struct({
       batchId: Ids.BatchId,
       position: Schema.NonNegativeInt,
       accountId: Ids.AccountId,
       leaseExpiresAt: Schema.NullOr(Timestamp)
     }),
-    execute: ({ now, limit, untaken }) =>
-      sql`SELECT i.batch_id, i.position, b.account_id, i.lease_expires_at FROM batch_items i JOIN batches b ON b.id = i.batch_id
-        WHERE NOT i.done AND b.status = 'processing'
-          AND (${untaken ? sql`i.lease_expires_at IS NULL OR ` : sql``}i.lease_expires_at <= ${now})
-        ORDER BY b.created_at, i.position LIMIT ${limit}`
+    execute: ({ now, limit, window, acceptedBefore }) =>
+      sql`SELECT batch_id, position, account_id, lease_expires_at FROM (
+          SELECT i.batch_id, i.position, b.account_id, i.lease_expires_at, b.created_at,
+            row_number() OVER (PARTITION BY i.batch_id ORDER BY i.position) AS turn
+          FROM batch_items i JOIN batches b ON b.id = i.batch_id
+            LEFT JOIN batch_items p ON p.batch_id = i.batch_id AND p.position = i.position - ${window}
+          WHERE NOT i.done AND b.status = 'processing'
+            AND (i.lease_expires_at <= ${now}
+              OR (i.lease_expires_at IS NULL AND b.created_at <= ${acceptedBefore}
+                AND (i.position < ${window} OR p.done OR p.lease_expires_at IS NOT NULL)))
+        ) t ORDER BY turn, created_at, batch_id LIMIT ${limit}`
   })
 
   const undoneOne = SqlSchema.findOne({
@@ -349,8 +364,8 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
       ),
     itemDone: (batchId, position, owner) =>
       doneOne({ batchId, position, owner }).pipe(Effect.map(Option.isSome), operation("Batches.itemDone")),
-    pending: (now, limit, { untaken }) =>
-      pendingAt({ now, limit, untaken }).pipe(operation("Batches.pending")),
+    pending: (now, limit, { window, acceptedBefore }) =>
+      pendingAt({ now, limit, window, acceptedBefore }).pipe(operation("Batches.pending")),
     hasUndone: (id) => undoneOne(id).pipe(Effect.map(Option.isSome), operation("Batches.hasUndone")),
     finishable: (limit) => finishableNow(limit).pipe(operation("Batches.finishable")),
     finish: (id, status, at, deliveryId) =>

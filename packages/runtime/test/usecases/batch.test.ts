@@ -4,9 +4,11 @@
  * its captions), charged once, and every item reports it; the platform's fetches are shared by
  * concurrent requests whatever the use case (the `sharedFetches` layer every process wraps its
  * platform with); an item that runs longer than its lease keeps it (its heartbeat), so it is
- * taken once; the reconciler offers items never taken only when the lane has nothing queued,
- * items whose lease expired always; and a batch keeps at most `offerWindow` items offered, each
- * item taken (or found done) offering the one `offerWindow` positions after it.
+ * taken once; a batch keeps at most `offerWindow` items offered, each item taken (or found done)
+ * offering the one `offerWindow` positions after it; and every reconciler round offers the items
+ * never taken inside each batch's window (once the batch is `reofferAfterMs` old) and those whose
+ * lease expired, whatever the lane holds, so a lost offer never stalls a batch while other work
+ * keeps the lane busy.
  */
 
 import { SqlClient } from "@effect/sql"
@@ -18,6 +20,7 @@ import {
   BatchWork,
   batchItemLane,
   offerWindow,
+  reofferAfterMs,
   VideoPlatform,
   WorkQueue
 } from "@verbatim/core"
@@ -85,14 +88,14 @@ const processingBatch = (
   completedAt: null
 })
 
-const finished = (account: Account, id: Ids.BatchId) =>
+const finished = (account: Account, id: Ids.BatchId, timeoutMs = 30_000) =>
   eventually(
     `batch ${id} to finish`,
     Effect.gen(function* () {
       const answer = yield* Effect.orDie(Effect.flatMap(BatchWork, (work) => work.get(account, id)))
       return answer.status === "processing" ? Option.none() : Option.some(answer)
     }),
-    30_000
+    timeoutMs
   )
 
 layer(servicesOn(testInfrastructure({ platform: countingPlatform })), suiteOptions)(
@@ -248,41 +251,108 @@ layer(
   )
 })
 
+/** The account whose work keeps the batch lane busy. */
+const busyAccount = crypto.randomUUID()
+
+/** An item that keeps the batch lane busy for the whole suite (another account's, delayed an hour). */
+const keepLaneBusy = Effect.flatMap(WorkQueue, (queue) =>
+  queue.offer([
+    { lane: batchItemLane, id: `${crypto.randomUUID()}:0`, accountId: busyAccount, delayMs: 3_600_000 }
+  ])
+)
+
 layer(servicesOn(testInfrastructure()), suiteOptions)("reconciling batch items", (it) => {
-  it.effect("offers items never taken only when the lane has nothing queued; expired leases always", () =>
-    Effect.gen(function* () {
-      const batches = yield* Batches
-      const work = yield* BatchWork
-      const queue = yield* WorkQueue
-      const account = yield* createAccount({ credits: 10 })
-      const id = crypto.randomUUID() as Ids.BatchId
-      const now = yield* DateTime.now
-      // Stored, never offered (as if the process that accepted it died first); no worker runs.
-      yield* batches.insert(
-        processingBatch(id, account.id, 3, now, null),
-        [videos.manualOnly, videos.autoOnly, videos.multiLanguage].map((videoId, position) => ({
-          position,
-          videoId,
-          error: null
-        }))
-      )
-      expect((yield* queue.depth(batchItemLane)).waiting).toBe(0)
-      expect(yield* work.reconcile).toBe(3)
-      expect((yield* queue.depth(batchItemLane)).waiting).toBe(3)
-      // Queued: not offered again, round after round.
-      expect(yield* work.reconcile).toBe(0)
-      // A worker took the first and died: once its lease is over, it is offered (under a new key).
-      const claimed = yield* batches.claimItem({
-        batchId: id,
-        position: 0,
-        owner: "gone",
-        now: DateTime.subtract(now, { seconds: 10 }),
-        leaseMs: 1_000
+  it.effect(
+    "offers the items never taken of a batch a few seconds old whatever the lane holds, once each; expired leases always",
+    () =>
+      Effect.gen(function* () {
+        const batches = yield* Batches
+        const work = yield* BatchWork
+        const queue = yield* WorkQueue
+        const account = yield* createAccount({ credits: 10 })
+        const id = crypto.randomUUID() as Ids.BatchId
+        const now = yield* DateTime.now
+        const waiting = Effect.map(queue.depth(batchItemLane), (depth) => depth.waiting)
+        // Another account's work keeps the lane busy the whole time.
+        yield* keepLaneBusy
+        // Stored, never offered (as if the process that accepted it died first); no worker runs.
+        yield* batches.insert(
+          processingBatch(
+            id,
+            account.id,
+            3,
+            DateTime.subtract(now, { millis: reofferAfterMs + 1_000 }),
+            null
+          ),
+          [videos.manualOnly, videos.autoOnly, videos.multiLanguage].map((videoId, position) => ({
+            position,
+            videoId,
+            error: null
+          }))
+        )
+        // A batch accepted a moment ago: its own offers are on their way, it is left alone.
+        yield* batches.insert(processingBatch(crypto.randomUUID() as Ids.BatchId, account.id, 1, now, null), [
+          { position: 0, videoId: videos.germanOnly, error: null }
+        ])
+        const before = yield* waiting
+        expect(yield* work.reconcile).toBe(3)
+        expect(yield* waiting).toBe(before + 3)
+        // Queued: offered again round after round, never doubled.
+        expect(yield* work.reconcile).toBe(3)
+        expect(yield* waiting).toBe(before + 3)
+        // A worker took the first and died: once its lease is over, it is offered (under a new key).
+        const claimed = yield* batches.claimItem({
+          batchId: id,
+          position: 0,
+          owner: "gone",
+          now: DateTime.subtract(now, { seconds: 10 }),
+          leaseMs: 1_000
+        })
+        expect(claimed._tag).toBe("Claimed")
+        expect(yield* work.reconcile).toBe(3)
+        expect(yield* waiting).toBe(before + 4)
       })
-      expect(claimed._tag).toBe("Claimed")
-      expect(yield* work.reconcile).toBe(1)
-      expect((yield* queue.depth(batchItemLane)).waiting).toBe(4)
-    })
+  )
+
+  it.effect(
+    "an offer a taken item failed to make (the item a window on) is made by the next round while the lane is busy",
+    () =>
+      Effect.gen(function* () {
+        const batches = yield* Batches
+        const work = yield* BatchWork
+        const queue = yield* WorkQueue
+        const sql = yield* SqlClient.SqlClient
+        const account = yield* createAccount({ credits: 10 })
+        const id = crypto.randomUUID() as Ids.BatchId
+        const total = 2 * offerWindow + 2
+        const accepted = DateTime.subtract(yield* DateTime.now, { millis: reofferAfterMs + 1_000 })
+        yield* keepLaneBusy
+        yield* batches.insert(
+          processingBatch(id, account.id, total, accepted, null),
+          Array.from({ length: total }, (_, position) => ({
+            position,
+            videoId: `v${String(position).padStart(10, "0")}`,
+            error: null
+          }))
+        )
+        // The first item ran; the offer of the item a window on that it made was lost.
+        yield* sql`UPDATE batch_items SET done = true WHERE batch_id = ${id} AND position = 0`
+        const offered = new Set(
+          (yield* batches.pending(yield* DateTime.now, 10_000, {
+            window: offerWindow,
+            acceptedBefore: DateTime.subtract(yield* DateTime.now, { millis: reofferAfterMs })
+          }))
+            .filter((item) => item.batchId === id)
+            .map((item) => item.position)
+        )
+        // The rest of the first window, and the lost one: never the items beyond the window.
+        expect(offered.size).toBe(offerWindow)
+        expect(offered.has(offerWindow)).toBe(true)
+        expect(offered.has(offerWindow + 1)).toBe(false)
+        const depth = yield* queue.depth(batchItemLane)
+        yield* work.reconcile
+        expect((yield* queue.depth(batchItemLane)).waiting).toBe(depth.waiting + offerWindow)
+      })
   )
 
   it.effect("a batch offers its first items only; each item taken offers the one a window after it", () =>
@@ -319,3 +389,57 @@ layer(servicesOn(testInfrastructure()), suiteOptions)("reconciling batch items",
     })
   )
 })
+
+/** Keys of the batch items whose first offer was lost. */
+const lost = new Set<string>()
+
+/**
+ * The work queue, losing the first offer of every batch item but the busy account's (the call
+ * succeeds, nothing is queued).
+ */
+const losingFirstOffers = Layer.effect(
+  WorkQueue,
+  Effect.map(WorkQueue, (queue) =>
+    WorkQueue.of({
+      ...queue,
+      offer: (items) =>
+        queue.offer(
+          items.filter((item) => {
+            const key = item.key ?? item.id
+            if (item.lane !== batchItemLane || item.accountId === busyAccount || lost.has(key)) return true
+            lost.add(key)
+            return false
+          })
+        )
+    })
+  )
+)
+
+layer(servicesOn(losingFirstOffers.pipe(Layer.provideMerge(testInfrastructure()))), suiteOptions)(
+  "batch offers lost",
+  (it) => {
+    it.effect(
+      "a batch whose offers were all lost completes while other work keeps the lane busy",
+      () =>
+        Effect.gen(function* () {
+          const work = yield* BatchWork
+          const account = yield* createAccount({ credits: 10 })
+          yield* keepLaneBusy
+          const queue = yield* WorkQueue
+          expect((yield* queue.depth(batchItemLane)).delayed).toBe(1)
+          const batch = yield* Effect.orDie(
+            work.create(account, request([videos.manualOnly, videos.autoOnly, videos.multiLanguage]))
+          )
+          const done = yield* Effect.scoped(
+            Effect.zipRight(runWorker, finished(account, batch.batch_id, 15_000))
+          ).pipe(Effect.provide(workerOn(testWorkSettings())))
+          expect([0, 1, 2].every((position) => lost.has(`${batch.batch_id}:${position}`))).toBe(true)
+          expect(done.status).toBe("completed")
+          expect(done.credits_used).toBe(3)
+          expect((yield* books(account)).balance).toBe(7)
+          yield* expectBalancedBooks(account)
+        }),
+      30_000
+    )
+  }
+)
