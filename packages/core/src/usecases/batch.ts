@@ -20,7 +20,7 @@
  *   24-hour window, then 429 with `Retry-After` until the window is over.
  */
 import { Api, Asr, Captions, Errors, type Ids, Mode, Plan, Pricing, Reference } from "@verbatim/domain"
-import { Data, DateTime, Duration, Effect, Either, Layer, Option, Schedule, Schema } from "effect"
+import { Data, DateTime, Duration, Effect, Either, Layer, Option, Schema } from "effect"
 import type { Account } from "../ports/accounts.js"
 import { Accounts } from "../ports/accounts.js"
 import {
@@ -42,6 +42,7 @@ import { AddressResolver } from "../ports/webhooks.js"
 import { type WorkItem, WorkQueue } from "../ports/work-queue.js"
 import { fieldError, fromAsrOptionsError, fromModeError, fromPlatformError, notFound } from "./failures.js"
 import { webhookLane } from "./job-lifecycle.js"
+import { runLanes, whileLeased } from "./lanes.js"
 import { transcribeData } from "./payload.js"
 import { BatchWork } from "./tags.js"
 import { makeTranscribe } from "./transcribe.js"
@@ -513,14 +514,20 @@ export const makeBatchWork = Effect.gen(function* () {
       // The item's lease is extended while it runs (its heartbeat), so an item that runs longer than
       // its lease is not taken by another worker; the heartbeat stops when the run ends, and a lease
       // lost all the same (another worker took the item) stops the run.
-      const ran = yield* Effect.raceFirst(
-        runClaimed(batch, item, takenBefore),
-        keepLease({ ...key.value, owner, leaseMs })
+      const ran = yield* whileLeased(
+        {
+          leaseMs,
+          extend: Effect.flatMap(DateTime.now, (now) =>
+            batches.extendItemLease({ ...key.value, owner, now, leaseMs })
+          ),
+          what: `batch item ${id}'s lease`
+        },
+        runClaimed(batch, item, takenBefore)
       )
-      if (ran === "lease lost") {
+      if (Option.isNone(ran)) {
         return yield* Effect.logWarning(`batch item ${id}: lease lost while running; another worker has it`)
       }
-      if (ran === "no account") return
+      if (ran.value === "no account") return
       const done = yield* batches.itemDone(key.value.batchId, key.value.position, owner)
       if (done) yield* finish(batch.accountId, batch.id)
     }).pipe(
@@ -542,29 +549,6 @@ export const makeBatchWork = Effect.gen(function* () {
       : queue
           .offer([{ lane: batchItemLane, id: itemKey(batchId, position + offerWindow), accountId }])
           .pipe(Effect.catchAll((error) => Effect.logWarning("could not offer the next batch item", error)))
-
-  /**
-   * Extends an item's lease every third of it while the item runs; ends only when the lease was lost.
-   * A failed extension is logged and tried again at the next beat.
-   */
-  const keepLease = (lease: {
-    readonly batchId: Ids.BatchId
-    readonly position: number
-    readonly owner: string
-    readonly leaseMs: number
-  }) => {
-    const extend = DateTime.now.pipe(
-      Effect.flatMap((now) => batches.extendItemLease({ ...lease, now })),
-      Effect.catchAllCause((cause) =>
-        Effect.as(Effect.logWarning("could not extend a batch item's lease", cause), true)
-      )
-    )
-    return Effect.sleep(Duration.millis(Math.max(50, Math.floor(lease.leaseMs / 3)))).pipe(
-      Effect.zipRight(extend),
-      Effect.repeat({ while: (kept) => kept }),
-      Effect.as("lease lost" as const)
-    )
-  }
 
   /**
    * Runs a claimed item: the video's transcribe request as the item's job, unless that job exists
@@ -682,11 +666,15 @@ export interface BatchWorkerSettings {
 export const runBatchWork = (settings: BatchWorkerSettings) =>
   Effect.gen(function* () {
     const work = yield* BatchWork
-    const queue = yield* WorkQueue
-    yield* queue.consume(batchItemLane, { concurrency: settings.concurrency }, (item) =>
-      Effect.interruptible(work.runItem(item, settings.owner, settings.leaseMs))
-    )
-    yield* Effect.forkScoped(
-      work.reconcile.pipe(Effect.repeat(Schedule.spaced(Duration.millis(settings.reconcileEveryMs))))
-    )
+    yield* runLanes(yield* WorkQueue, {
+      lanes: [
+        {
+          lane: batchItemLane,
+          concurrency: settings.concurrency,
+          handle: (item) => work.runItem(item, settings.owner, settings.leaseMs)
+        }
+      ],
+      reconcile: work.reconcile,
+      reconcileEveryMs: settings.reconcileEveryMs
+    })
   })

@@ -21,7 +21,7 @@
  * 404 for a video the account owns nothing of (another account's transcripts are not there).
  */
 import { Api, type Credits, Errors, Plan, Pricing, Status } from "@verbatim/domain"
-import { Context, DateTime, Duration, Effect, Either, Layer, Option, Schedule, Schema } from "effect"
+import { Context, DateTime, Duration, Effect, Either, Layer, Option, Schema } from "effect"
 import type { PersistenceError } from "../errors.js"
 import type { Account } from "../ports/accounts.js"
 import { InsufficientCredits, Ledger } from "../ports/ledger.js"
@@ -40,6 +40,7 @@ import type { TranscriptRecord } from "../ports/transcripts.js"
 import { Transcripts } from "../ports/transcripts.js"
 import type { WorkItem } from "../ports/work-queue.js"
 import { WorkQueue } from "../ports/work-queue.js"
+import { runLanes, whileLeased } from "./lanes.js"
 import { StoredTranscripts } from "./tags.js"
 
 /** The lane of theme detections. */
@@ -98,6 +99,17 @@ const checked = (from: Status.ThemesStatus | null, to: Status.ThemesStatus) =>
 
 const isValidDetection = Schema.is(ThemesDetection)
 
+/**
+ * A detection's key in the lane: the unlock's, as the POST offers it, until a worker claims it; then
+ * one naming the claims too, so the queue still holding the item for a worker that died with it
+ * (until its stall timeout) does not keep the detection from running again. The reconciler offers
+ * every runnable record each round under this key: one queued for its unlock is not queued twice.
+ */
+const itemKey = (record: ThemesRecord) =>
+  record.attempts === 0
+    ? `${record.id}:${record.unlocks}`
+    : `${record.id}:${record.unlocks}:${record.attempts}`
+
 export const ThemesLive = Layer.effect(
   Themes,
   Effect.gen(function* () {
@@ -149,9 +161,9 @@ export const ThemesLive = Layer.effect(
         credits_required: Pricing.themesCredits({ wordCount: transcript.wordCount, unlocked: false })
       })
 
-    const offer = (record: ThemesRecord, key: string) =>
+    const offer = (record: ThemesRecord) =>
       queue
-        .offer([{ lane: themesLane, id: record.id, accountId: record.accountId, key }])
+        .offer([{ lane: themesLane, id: record.id, accountId: record.accountId, key: itemKey(record) }])
         .pipe(
           Effect.catchAll((error) =>
             Effect.logWarning(`could not offer themes ${record.id}; the reconciler will`, error.cause)
@@ -256,7 +268,7 @@ export const ThemesLive = Layer.effect(
       }
       const record = won.value
       yield* Effect.annotateCurrentSpan({ "themes.id": record.id, "themes.credits": price })
-      if (record.status === "processing") yield* offer(record, `${record.id}:${record.unlocks}`)
+      if (record.status === "processing") yield* offer(record)
       return yield* answer(record, price, account)
     })
 
@@ -296,29 +308,19 @@ export const ThemesLive = Layer.effect(
         yield* Effect.logWarning(`themes ${record.id}: detection failed and was refunded: ${error}`)
       })
 
-    /** Runs `work` while keeping the lease alive; none (and `work` interrupted) when the lease is lost. */
-    const leased = <A>(id: ThemesId, owner: string, leaseMs: number, work: Effect.Effect<A>) => {
-      const beat = Effect.gen(function* () {
-        const now = yield* DateTime.now
-        return yield* store.extendLease({ id, owner, now, leaseMs })
-      }).pipe(Effect.orElseSucceed(() => true))
-      const lost = beat.pipe(
-        Effect.delay(Duration.millis(Math.max(50, Math.floor(leaseMs / 3)))),
-        Effect.repeat({ while: (kept) => kept }),
-        Effect.as(Option.none<A>())
-      )
-      return Effect.raceFirst(Effect.map(work, Option.some), lost)
-    }
-
     const detect = (record: ThemesRecord, owner: string, leaseMs: number) =>
       Effect.gen(function* () {
         const transcript = yield* transcripts.get(record.accountId, record.transcriptId)
         if (Option.isNone(transcript)) return yield* refund(record, owner, "the transcript is gone")
         const segments = transcript.value.segments
-        const outcome = yield* leased(
-          record.id,
-          owner,
-          leaseMs,
+        const outcome = yield* whileLeased(
+          {
+            leaseMs,
+            extend: Effect.flatMap(DateTime.now, (now) =>
+              store.extendLease({ id: record.id, owner, now, leaseMs })
+            ),
+            what: `themes ${record.id}'s lease`
+          },
           engine
             .detect({
               videoId: record.videoId,
@@ -383,7 +385,7 @@ export const ThemesLive = Layer.effect(
           lane: themesLane,
           id: record.id,
           accountId: record.accountId,
-          key: `${record.id}:${record.unlocks}:${record.attempts}`
+          key: itemKey(record)
         }))
       )
       return runnable.length
@@ -408,11 +410,15 @@ export const runThemesWork = (worker: ThemesWorkerSettings) =>
   Effect.gen(function* () {
     const themes = yield* Themes
     const settings = yield* ThemesSettings
-    const queue = yield* WorkQueue
-    yield* queue.consume(themesLane, { concurrency: settings.concurrency }, (item) =>
-      Effect.interruptible(themes.runItem(item, worker.owner, worker.leaseMs))
-    )
-    yield* Effect.forkScoped(
-      themes.reconcile.pipe(Effect.repeat(Schedule.spaced(Duration.millis(worker.reconcileEveryMs))))
-    )
+    yield* runLanes(yield* WorkQueue, {
+      lanes: [
+        {
+          lane: themesLane,
+          concurrency: settings.concurrency,
+          handle: (item) => themes.runItem(item, worker.owner, worker.leaseMs)
+        }
+      ],
+      reconcile: themes.reconcile,
+      reconcileEveryMs: worker.reconcileEveryMs
+    })
   })

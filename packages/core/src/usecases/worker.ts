@@ -41,7 +41,6 @@ import {
   Layer,
   Option,
   Random,
-  Schedule,
   type Scope
 } from "effect"
 import type { PersistenceError } from "../errors.js"
@@ -52,9 +51,10 @@ import { OAuthStore } from "../ports/oauth.js"
 import { Secrets } from "../ports/secrets.js"
 import { WebhookDeliveries } from "../ports/webhook-deliveries.js"
 import { type WebhookOutcome, WebhookSender } from "../ports/webhooks.js"
-import { type QueueError, WorkQueue } from "../ports/work-queue.js"
+import { type QueueError, type WorkItem, WorkQueue } from "../ports/work-queue.js"
 import { sweepExpiredIdempotencyKeys } from "./idempotency.js"
 import { JobLifecycle, type Outcome, type Settled, type Settling, webhookLane } from "./job-lifecycle.js"
+import { heartbeat, runLanes } from "./lanes.js"
 import { sweepExpiredOAuth } from "./oauth.js"
 import { MediaUploads } from "./tags.js"
 
@@ -315,9 +315,8 @@ export const WorkerLive = Layer.scoped(
 
     // One heartbeat keeps every lease in hand alive with one statement; a job whose lease was lost
     // (another worker has it) has its handler interrupted.
-    const beatEvery = Duration.millis(Math.max(50, Math.floor(settings.leaseMs / 3)))
-    const heartbeat = Effect.gen(function* () {
-      if (inHand.size === 0) return
+    const extendInHand = Effect.gen(function* () {
+      if (inHand.size === 0) return true
       const held = Array.from(inHand.values())
       const now = yield* DateTime.now
       const kept = new Set<string>(
@@ -333,8 +332,9 @@ export const WorkerLive = Layer.scoped(
           yield* stopHandler(entry, { _tag: "LeaseLost" })
         }
       }
-    }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not extend the leases in hand", cause)))
-    yield* Effect.forkScoped(Effect.forever(Effect.delay(heartbeat, beatEvery)))
+      return true
+    })
+    yield* Effect.forkScoped(heartbeat(settings.leaseMs, extendInHand, "the leases in hand"))
 
     // The end of the shutdown grace: handlers still running are interrupted and their jobs handed back.
     yield* Effect.forkScoped(
@@ -606,17 +606,18 @@ export const WorkerLive = Layer.scoped(
     // Handlers run interruptibly whatever the queue's own handler region is: the lease heartbeat and
     // the shutdown hand-back rely on interrupting the work.
     const start = Effect.gen(function* () {
-      for (const lane of settings.lanes) {
-        yield* queue.consume(lane.lane, { concurrency: lane.concurrency }, (item) =>
-          Effect.interruptible(runJob(item.id))
-        )
-      }
-      yield* queue.consume(webhookLane, { concurrency: settings.webhookConcurrency }, (item) =>
-        Effect.interruptible(runDelivery(item.id))
-      )
-      yield* Effect.forkScoped(
-        reconcile.pipe(Effect.repeat(Schedule.spaced(Duration.millis(settings.reconcileEveryMs))))
-      )
+      yield* runLanes(queue, {
+        lanes: [
+          ...settings.lanes.map((lane) => ({ ...lane, handle: (item: WorkItem) => runJob(item.id) })),
+          {
+            lane: webhookLane,
+            concurrency: settings.webhookConcurrency,
+            handle: (item: WorkItem) => runDelivery(item.id)
+          }
+        ],
+        reconcile,
+        reconcileEveryMs: settings.reconcileEveryMs
+      })
       // Added last, so it runs first when the scope closes, before the consumers wait for their handlers.
       yield* Effect.addFinalizer(() => Deferred.succeed(stopping, undefined))
     })

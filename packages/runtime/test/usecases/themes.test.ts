@@ -4,6 +4,7 @@
  *
  * - a detection whose worker died (its lease held, then expired) is offered again by the
  *   reconciler and finished by another worker, charged once;
+ * - a detection its POST queued is not queued again by the reconciler (the same key);
  * - a detection claimed more than `maxAttempts` times is given up and refunded;
  * - an engine answer whose anchors are not in the transcript is refused and refunded;
  * - GET never starts detection and never charges; a refunded unlock shows as locked, and a new
@@ -119,6 +120,24 @@ layer(wiring, suiteOptions)("themes use cases", (it) => {
       const { balance, entries } = yield* expectBalancedBooks(account)
       expect(balance).toBe(4)
       expect(entries.filter((e) => e.key.includes(":themes:")).map((e) => e.amount)).toEqual([-1])
+    })
+  )
+
+  it.effect("a detection queued by its POST is queued once however many rounds the reconciler runs", () =>
+    Effect.gen(function* () {
+      const themes = yield* Themes
+      const queue = yield* WorkQueue
+      const account = yield* createAccount({ credits: 5 })
+      const transcript = yield* store(transcriptRecord(account, { videoId: videos.autoOnly }))
+      const waiting = Effect.map(queue.depth("themes"), (depth) => depth.waiting)
+      const before = yield* waiting
+      expect(yield* themes.unlock(account, transcript.videoId, themesQuery())).toBeInstanceOf(
+        Api.ThemesProcessing
+      )
+      expect(yield* waiting).toBe(before + 1)
+      expect(yield* themes.reconcile).toBeGreaterThanOrEqual(1)
+      expect(yield* themes.reconcile).toBeGreaterThanOrEqual(1)
+      expect(yield* waiting).toBe(before + 1)
     })
   )
 
