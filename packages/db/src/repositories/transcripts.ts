@@ -20,7 +20,7 @@ import {
 } from "@verbatim/core"
 import { Api, Ids, Language } from "@verbatim/domain"
 import { Effect, Layer, Option, Schema } from "effect"
-import { Timestamp } from "./columns.js"
+import { StoredSegments, Timestamp } from "./columns.js"
 import { operation, StoreConflict } from "./failure.js"
 import { countOf, totalOf } from "./page.js"
 
@@ -32,8 +32,15 @@ const Segments = TranscriptRecord.fields.segments
 const SummaryRow = Schema.Struct(SummaryFields)
 const SummaryWithSegmentsRow = Schema.Struct({ ...SummaryFields, segments: Segments })
 
-/** A `transcripts` row: the core's `TranscriptRecord`, its date as the driver gives it. */
-const RecordRow = Schema.Struct({ ...TranscriptRecord.fields, createdAt: Timestamp })
+/**
+ * A `transcripts` row: the core's `TranscriptRecord`, its date as the driver gives it, its segments
+ * as this service stored them.
+ */
+const RecordRow = Schema.Struct({
+  ...TranscriptRecord.fields,
+  segments: StoredSegments,
+  createdAt: Timestamp
+})
 
 /**
  * A record as `INSERT` writes it: its JSON columns as JSON text (node-postgres would send a

@@ -6,8 +6,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { expect } from "@effect/vitest"
 import type { TranscriptRecord, TranscriptSearch, TranscriptSummary } from "@verbatim/core"
-import type { Ids } from "@verbatim/domain"
-import { Effect, Option } from "effect"
+import { type Ids, Transcript } from "@verbatim/domain"
+import { Effect, Exit, Option, Schema } from "effect"
 import { migrations } from "../../src/migrations/index.js"
 import { RepositoriesLive } from "../../src/persistence.js"
 import { describeEachDatabase } from "../harness.js"
@@ -65,6 +65,28 @@ describeEachDatabase(
         yield* transcripts.store(plain)
         expect(yield* transcripts.get(account.id, plain.id)).toEqual(Option.some(plain))
         expect(yield* transcripts.get(account.id, transcriptId())).toEqual(Option.none())
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("reads stored segments back as Segments and Words, their fields in the schema's order", () =>
+      Effect.gen(function* () {
+        const { transcripts } = yield* repositories
+        const account = yield* newAccount()
+        const record = transcript(account.id)
+        yield* transcripts.store(record)
+        const [read] = yield* transcripts.owned(account.id, record.videoId, {})
+        const segments = read?.segments ?? []
+        expect(segments).toEqual(record.segments)
+        expect(segments.every((segment) => segment instanceof Transcript.Segment)).toBe(true)
+        expect(segments[0]?.words?.every((word) => word instanceof Transcript.Word)).toBe(true)
+        // PostgreSQL gives jsonb keys in its own order: an answer still lists them as the schema does.
+        expect(JSON.stringify(segments)).toBe(
+          JSON.stringify(Schema.encodeSync(Schema.Array(Transcript.Segment))(record.segments))
+        )
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`UPDATE transcripts SET segments = '{"text": "not a list"}'::jsonb WHERE id = ${record.id}`
+        const refused = yield* Effect.exit(transcripts.owned(account.id, record.videoId, {}))
+        expect(Exit.isFailure(refused)).toBe(true)
       }).pipe(Effect.provide(RepositoriesLive))
     )
 
