@@ -7,6 +7,7 @@ import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, OpenApi } from 
 import { CurrentAccount, Idempotency, idempotentEndpoints, Transcribe } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
 import { Effect, Schema } from "effect"
+import { completedResponse } from "../answers.js"
 import { apiId, basePath } from "../base.js"
 import { BadRequest, Conflict, NotFound, PaymentRequired, ServiceUnavailable } from "../errors.js"
 import { IdempotencyHeaders, idempotencyDescription } from "../idempotency.js"
@@ -50,7 +51,7 @@ export const TranscribeHttp = HttpApiBuilder.group(
           const transcribe = yield* Transcribe
           const idempotency = yield* Idempotency
           const account = yield* CurrentAccount
-          return yield* useCase(
+          const answer = yield* useCase(
             idempotency.run(
               account,
               idempotentEndpoints.transcribe,
@@ -60,6 +61,7 @@ export const TranscribeHttp = HttpApiBuilder.group(
               transcribe.transcribe(account, payload)
             )
           )
+          return answer instanceof Api.TranscribeCompleted ? yield* completedResponse(answer) : answer
         })
       )
       .handle("estimate", ({ payload }) =>
