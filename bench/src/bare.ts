@@ -7,8 +7,8 @@
  *   (the same 19 columns) and the job insert (the same columns, returning the transcript reference),
  *   then the same JSON body Verbatim answers (`request_id`, `mode`, `status`, `data`, `credits_used`,
  *   `job_id`), built by hand from the row.
- * - `GET /api/v2/transcripts?search=`: the key lookup, the page and (when the page cannot tell the
- *   total) the count, then the same list body.
+ * - `GET /api/v2/transcripts?search=`: the key lookup, the page with its total (the count alone when
+ *   the page is empty past the start), then the same list body.
  *
  * It checks nothing else (no rate limit, no log, no validation beyond what it needs), by design.
  * Run as a child process by `run.ts`: `DATABASE_URL`, `PORT` (0 picks one); prints `listening <port>`.
@@ -16,7 +16,7 @@
 import { createHash, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import pg from "pg"
-import { jobInsert, keyLookup, ownedRead, searchCount, searchPage } from "./statements.js"
+import { jobInsert, keyLookup, ownedRead, searchCount, searchPage, searchParameters } from "./statements.js"
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })
 
@@ -131,11 +131,15 @@ const search = async (request: IncomingMessage, response: ServerResponse, url: U
   const limit = Number(url.searchParams.get("limit") ?? "50")
   const page = Number(url.searchParams.get("page") ?? "1")
   const offset = (page - 1) * limit
-  const { rows } = await pool.query<SummaryRow>(searchPage, [account.id, words, limit, offset])
+  const { rows } = await pool.query<SummaryRow & { total: number }>(
+    searchPage,
+    searchParameters(account.id, words, limit, offset)
+  )
   const total =
-    limit > 0 && (rows.length > 0 ? rows.length < limit : offset === 0)
-      ? offset + rows.length
-      : ((await pool.query<{ n: number }>(searchCount, [account.id, words])).rows[0]?.n ?? 0)
+    rows[0]?.total ??
+    (limit > 0 && offset === 0
+      ? 0
+      : ((await pool.query<{ n: number }>(searchCount, [account.id, words])).rows[0]?.n ?? 0))
   const totalPages = Math.ceil(total / limit)
   send(
     response,

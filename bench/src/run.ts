@@ -14,7 +14,7 @@
  *    BENCH_SECONDS seconds, BENCH_ROUNDS rounds: requests per second and the ratio service / bare.
  * 2. GET /transcripts?search= for a rare word (in 1 of 1,000 transcripts) and a common word (in
  *    almost every one), one request at a time: p50 of the service, of the bare server and of the
- *    SQL alone (the page statement from a `pg` client in this process), and the goals' terms; with
+ *    SQL alone (the search statement, page and total, from a `pg` client in this process), and the goals' terms; with
  *    BENCH_LARGE_TRANSCRIPTS (100000 for the goals' second size) the searching account's
  *    transcripts are then topped up to that many and the searches measured again.
  * 3. The service's resident memory: idle after the start, after the load, and its peak.
@@ -36,7 +36,7 @@ import { Config, Console, Effect, Logger, LogLevel, Redacted } from "effect"
 import pg from "pg"
 import type { LoadResult, LoadSpec } from "./load.js"
 import { benchDatabase, ownedVideo, seedAccounts, seeding, seedOwned, seedSearchable } from "./seed.js"
-import { searchPage } from "./statements.js"
+import { searchPage, searchParameters } from "./statements.js"
 import { commonWord, rareWord } from "./words.js"
 
 const settings = Config.all({
@@ -161,7 +161,7 @@ const sqlLatency = (url: string, accountId: string, word: string, requests: numb
     const times: Array<number> = []
     for (let i = 0; i < requests + 100; i++) {
       const started = process.hrtime.bigint()
-      await client.query(searchPage, [accountId, word, 50, 0])
+      await client.query(searchPage, searchParameters(accountId, word, 50, 0))
       if (i >= 100) times.push(Number(process.hrtime.bigint() - started) / 1e6)
     }
     await client.end()

@@ -77,7 +77,18 @@ const SearchRequest = Schema.Struct({
 })
 type SearchRequest = typeof SearchRequest.Encoded
 
-const Count = Schema.Struct({ n: Schema.NonNegativeInt })
+const encodeSearch = Schema.encode(SearchRequest)
+const decodeSummaries = Schema.decodeUnknown(Schema.Array(SummaryRow))
+const decodeSummariesWithSegments = Schema.decodeUnknown(Schema.Array(SummaryWithSegmentsRow))
+/** The `total` every row of a search with words carries (the rows' decoding leaves it out). */
+const decodeTotal = Schema.decodeUnknown(Schema.Struct({ total: Schema.NonNegativeInt }))
+
+/**
+ * How many times the rows up to a page's end the matches of a search must be for its page to be
+ * looked for first in the list's newest rows (testing a row's words there costs about 15 times
+ * what a match found from the GIN index costs in the sort).
+ */
+const denseFactor = 32
 
 /**
  * Whether a search is one video id or upload id. Its dashes belong to the id, so it is searched as a
@@ -153,51 +164,69 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
         : new StoreConflict({ attempts: attempt })
     })
 
-  /** The list filter of GET /transcripts, every condition on columns of `transcripts`. */
-  const searchFilter = (query: SearchRequest): Statement.Fragment => {
-    const words = query.search?.trim() ?? ""
-    const tsquery = isIdShaped(words) ? `"${words}"` : words
-    return sql.and([
+  /** The list filter of GET /transcripts but its words, every condition on columns of `transcripts`. */
+  const listFilter = (query: SearchRequest): Statement.Fragment =>
+    sql.and([
       sql`account_id = ${query.accountId}`,
       sql`status = ${query.status}`,
       ...(query.language === undefined ? [] : [sql`language = ${query.language}`]),
       ...(query.createdFrom === undefined ? [] : [sql`created_at >= ${query.createdFrom}`]),
-      ...(query.createdTo === undefined ? [] : [sql`created_at <= ${query.createdTo}`]),
-      ...(words === ""
-        ? []
-        : [sql`(tsv @@ websearch_to_tsquery('english', ${tsquery}) OR video_id = ${words})`])
+      ...(query.createdTo === undefined ? [] : [sql`created_at <= ${query.createdTo}`])
     ])
+
+  /** Whether a row matches the search words (`words` trimmed, not empty). */
+  const matching = (words: string): Statement.Fragment =>
+    sql`(tsv @@ websearch_to_tsquery('english', ${isIdShaped(words) ? `"${words}"` : words}) OR video_id = ${words})`
+
+  const columns = sql.literal(summaryColumns)
+  const newestFirst = sql.literal("ORDER BY created_at DESC, id DESC")
+
+  /** The page of a list without search words: the rows in date order from the index. */
+  const pageOf = (query: SearchRequest) =>
+    sql`SELECT ${columns} FROM transcripts WHERE ${listFilter(query)}
+      ${newestFirst} LIMIT ${query.limit} OFFSET ${query.offset}`
+
+  /**
+   * The page of a search and its total, in one statement (one snapshot, one round trip), every row
+   * carrying the total in `total`. The total counts the matches from the GIN index. Then, when the
+   * matches are many (at least `denseFactor` times the rows up to the page's end), the page is
+   * first looked for in the list's newest rows (twice the rows up to the page's end, in date order
+   * from the account's index, each tested against the words): when they hold the page's rows, or
+   * every match, these are the page. Otherwise the page is the newest matches from the GIN index,
+   * sorted: the only plan before, which sorts every match (97,446 of 100,000 transcripts for a
+   * common word: 60-80 ms) where the newest rows hold the page after a hundred.
+   */
+  const searchStatement = (query: SearchRequest, words: string, withSegments: boolean) => {
+    const filter = listFilter(query)
+    const match = matching(words)
+    const end = query.offset + query.limit
+    const paged = sql`${newestFirst} LIMIT ${query.limit} OFFSET ${query.offset}`
+    return sql`WITH total AS MATERIALIZED (SELECT count(*)::int AS n FROM transcripts WHERE ${filter} AND ${match}),
+      recent AS MATERIALIZED (
+        SELECT ${columns}, ${match} AS hit FROM transcripts
+        WHERE ${filter} AND (SELECT n FROM total) >= ${denseFactor * end}
+        ${newestFirst} LIMIT ${2 * end}),
+      dense AS MATERIALIZED (SELECT (SELECT count(*) FROM recent WHERE hit) >= least((SELECT n FROM total), ${end}) AS found),
+      page AS MATERIALIZED (
+        (SELECT ${columns} FROM recent WHERE hit AND (SELECT found FROM dense) ${paged})
+        UNION ALL
+        (SELECT ${columns} FROM transcripts WHERE ${filter} AND ${match} AND NOT (SELECT found FROM dense) ${paged}))
+      ${
+        withSegments
+          ? sql`SELECT page.*, t.segments, (SELECT n FROM total) AS total FROM page JOIN transcripts t ON t.id = page.id
+              ORDER BY page.created_at DESC, page.id DESC`
+          : sql`SELECT page.*, (SELECT n FROM total) AS total FROM page ${newestFirst}`
+      }`
   }
 
-  const pageOf = (query: SearchRequest) =>
-    sql`SELECT ${sql.literal(summaryColumns)} FROM transcripts WHERE ${searchFilter(query)}
-      ORDER BY created_at DESC, id DESC LIMIT ${query.limit} OFFSET ${query.offset}`
-
-  const searchPage = SqlSchema.findAll({
-    Request: SearchRequest,
-    Result: SummaryRow,
-    execute: (query) =>
-      sql`WITH page AS MATERIALIZED (${pageOf(query)}) SELECT * FROM page ORDER BY created_at DESC, id DESC`
-  })
-
-  const searchPageWithSegments = SqlSchema.findAll({
-    Request: SearchRequest,
-    Result: SummaryWithSegmentsRow,
-    execute: (query) =>
-      sql`WITH page AS MATERIALIZED (${pageOf(query)})
-        SELECT page.*, t.segments FROM page JOIN transcripts t ON t.id = page.id
-        ORDER BY page.created_at DESC, page.id DESC`
-  })
-
-  const searchCount = SqlSchema.single({
-    Request: SearchRequest,
-    Result: Count,
-    execute: (query) => sql`SELECT count(*)::int AS n FROM transcripts WHERE ${searchFilter(query)}`
-  })
+  const count = (query: SearchRequest, words: string) =>
+    countOf(
+      sql`SELECT count(*)::int AS n FROM transcripts WHERE ${words === "" ? listFilter(query) : sql.and([listFilter(query), matching(words)])}`
+    )
 
   const search = (accountId: Ids.AccountId, query: TranscriptSearch) =>
     Effect.gen(function* () {
-      const request = {
+      const request = yield* encodeSearch({
         accountId,
         search: query.search,
         status: query.status,
@@ -206,16 +235,23 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
         createdTo: query.createdTo,
         offset: query.offset,
         limit: query.limit
-      }
+      })
+      const words = request.search?.trim() ?? ""
+      const rows =
+        words === ""
+          ? yield* query.includeSegments
+              ? sql`WITH page AS MATERIALIZED (${pageOf(request)})
+                SELECT page.*, t.segments FROM page JOIN transcripts t ON t.id = page.id
+                ORDER BY page.created_at DESC, page.id DESC`
+              : sql`WITH page AS MATERIALIZED (${pageOf(request)}) SELECT * FROM page ${newestFirst}`
+          : yield* searchStatement(request, words, query.includeSegments)
       const items: TranscriptPage["items"] = query.includeSegments
-        ? yield* searchPageWithSegments(request)
-        : yield* searchPage(request)
-      const total = yield* totalOf(
-        query.offset,
-        query.limit,
-        items.length,
-        Effect.map(searchCount(request), (count) => count.n)
-      )
+        ? yield* decodeSummariesWithSegments(rows)
+        : yield* decodeSummaries(rows)
+      const total =
+        words !== "" && rows[0] !== undefined
+          ? (yield* decodeTotal(rows[0])).total
+          : yield* totalOf(query.offset, query.limit, items.length, count(request, words))
       return { items, total } satisfies TranscriptPage
     })
 

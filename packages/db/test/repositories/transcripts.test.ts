@@ -313,6 +313,71 @@ describeEachDatabase(
     )
 
     it.effect(
+      "pages a search with many matches like a search with few, whether its newest rows match or not",
+      () =>
+        Effect.gen(function* () {
+          const { transcripts } = yield* repositories
+          const account = yield* newAccount()
+          // 120 transcripts, one a minute. "gardening" in all but every 7th (103 matches, the newest
+          // among them but the second newest): its first pages come from the newest rows (more than
+          // 32 times the rows up to a page's end match). "tomatoes" in the 90 oldest only: its newest
+          // rows do not hold its first pages. "gardening tomatoes" in 77.
+          const records = Array.from({ length: 120 }, (_, i) =>
+            transcript(account.id, {
+              videoId: `video${String(i).padStart(6, "0")}`,
+              videoTitle: `Episode ${i}`,
+              text: `${i % 7 === 6 ? "cooking" : "gardening"} ${i < 90 ? "tomatoes" : "peppers"}`,
+              createdAt: at(new Date(Date.UTC(2026, 5, 1, 0, i)).toISOString())
+            })
+          )
+          for (const record of records) yield* transcripts.store(record)
+          const newest = [...records].reverse()
+          for (const [search, matches] of [
+            ["gardening", (i: number) => i % 7 !== 6],
+            ["tomatoes", (i: number) => i < 90],
+            ["gardening tomatoes", (i: number) => i % 7 !== 6 && i < 90]
+          ] as const) {
+            const expected = newest.filter((_, n) => matches(119 - n))
+            // The first pages (from the newest rows or not), and the last ones (always from the index).
+            for (const limit of [1, 2, 3, 50]) {
+              const last = expected.length
+              for (const offset of [
+                0,
+                limit,
+                2 * limit,
+                3 * limit,
+                last - limit - 1,
+                last - 1,
+                last,
+                last + 2
+              ]) {
+                const page = yield* transcripts.search(account.id, query({ search, offset, limit }))
+                expect({ search, offset, limit, ...page }).toEqual({
+                  search,
+                  offset,
+                  limit,
+                  items: expected.slice(offset, offset + limit).map(summaryOf),
+                  total: expected.length
+                })
+              }
+            }
+            const withSegments = yield* transcripts.search(
+              account.id,
+              query({ search, limit: 1, includeSegments: true })
+            )
+            expect(withSegments).toEqual({
+              items: expected
+                .slice(0, 1)
+                .map((record) => ({ ...summaryOf(record), segments: record.segments })),
+              total: expected.length
+            })
+          }
+        }).pipe(Effect.provide(RepositoriesLive)),
+      // 120 transcripts stored one by one, then 80 searches.
+      30_000
+    )
+
+    it.effect(
       "deletes an account's transcripts of a video, by language and source kind, and counts them",
       () =>
         Effect.gen(function* () {
