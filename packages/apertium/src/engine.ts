@@ -17,7 +17,7 @@ import type { PlatformError } from "@effect/platform/Error"
 import { NodeContext } from "@effect/platform-node"
 import { TranslationFailed, type TranslationInput, TranslationUnsupported, Translator } from "@verbatim/core"
 import { type Language, Translation } from "@verbatim/domain"
-import { type ConfigError, Duration, Effect, Layer } from "effect"
+import { Clock, type ConfigError, Duration, Effect, Layer } from "effect"
 import { ApertiumConfig, type ApertiumSettings } from "./config.js"
 import { modeFor, parseModes } from "./pairs.js"
 
@@ -29,23 +29,48 @@ export const installHint =
 
 const notInstalled = (error: PlatformError) => error._tag === "SystemError" && error.reason === "NotFound"
 
-export const make = Effect.fn("Apertium.make")(function* (settings: ApertiumSettings) {
-  const executor = yield* CommandExecutor.CommandExecutor
-  const fs = yield* FileSystem.FileSystem
-  const permits = yield* Effect.makeSemaphore(settings.concurrency)
+/** How long the installed modes are trusted before `apertium -l` is run again. */
+const modesTtl = Duration.minutes(1)
 
-  /** The installed modes; empty when Apertium is not installed. */
-  const listModes = Command.string(Command.make(settings.binary, "-l")).pipe(
+/**
+ * The installed modes (`apertium -l`); empty when Apertium is not installed (any other failure is
+ * logged).
+ */
+const listModes = (binary: string) =>
+  Command.string(Command.make(binary, "-l")).pipe(
     Effect.map(parseModes),
     Effect.catchAll((error) =>
       Effect.as(
         notInstalled(error) ? Effect.void : Effect.logWarning("apertium -l could not be run", error.message),
         [] as ReadonlyArray<string>
       )
-    ),
-    Effect.provideService(CommandExecutor.CommandExecutor, executor)
+    )
   )
-  const modes = yield* Effect.cachedWithTTL(listModes, Duration.minutes(1))
+
+/**
+ * The engine; `installed`, the modes the caller has just listed (`installedModes`), serves for the
+ * first minute instead of running `apertium -l` again.
+ */
+export const make = Effect.fn("Apertium.make")(function* (
+  settings: ApertiumSettings,
+  installed?: ReadonlyArray<string>
+) {
+  const executor = yield* CommandExecutor.CommandExecutor
+  const fs = yield* FileSystem.FileSystem
+  const permits = yield* Effect.makeSemaphore(settings.concurrency)
+
+  /** The installed modes, listed at most once a minute; empty when Apertium is not installed. */
+  const listed = yield* Effect.cachedWithTTL(
+    Effect.provideService(listModes(settings.binary), CommandExecutor.CommandExecutor, executor),
+    modesTtl
+  )
+  const startedAt = yield* Clock.currentTimeMillis
+  const modes =
+    installed === undefined
+      ? listed
+      : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          now - startedAt < Duration.toMillis(modesTtl) ? Effect.succeed(installed) : listed
+        )
 
   const first = yield* modes
   yield* first.length === 0
@@ -135,17 +160,19 @@ export const make = Effect.fn("Apertium.make")(function* (settings: ApertiumSett
   })
 })
 
-/** Whether Apertium is installed with at least one pair (for the start-up choice of engine). */
+/** The installed modes, for the start-up choice of engine (none: Apertium is not installed). */
 export const installedModes = (settings: ApertiumSettings) =>
-  Command.string(Command.make(settings.binary, "-l")).pipe(
-    Effect.map(parseModes),
-    Effect.orElseSucceed((): ReadonlyArray<string> => []),
-    Effect.provide(NodeContext.layer)
-  )
+  Effect.provide(listModes(settings.binary), NodeContext.layer)
 
-/** The engine over these settings; builds whether or not Apertium is installed. */
-export const layer = (settings: ApertiumSettings): Layer.Layer<Translator> =>
-  Layer.effect(Translator, make(settings)).pipe(Layer.provide(NodeContext.layer))
+/**
+ * The engine over these settings; builds whether or not Apertium is installed. `installed`: the
+ * modes `installedModes` just found, so the start lists them once.
+ */
+export const layer = (
+  settings: ApertiumSettings,
+  installed?: ReadonlyArray<string>
+): Layer.Layer<Translator> =>
+  Layer.effect(Translator, make(settings, installed)).pipe(Layer.provide(NodeContext.layer))
 
 /** The engine over the environment's settings (`ApertiumConfig`). */
 export const layerConfig: Layer.Layer<Translator, ConfigError.ConfigError> = Layer.unwrapEffect(

@@ -72,7 +72,7 @@ export const translationFor = (
         case "apertium": {
           const settings = yield* ApertiumConfig
           const modes = yield* ApertiumTranslator.installedModes(settings)
-          if (modes.length > 0 || engine === "apertium") return ApertiumTranslator.layer(settings)
+          if (modes.length > 0 || engine === "apertium") return ApertiumTranslator.layer(settings, modes)
           const reason = `no machine translation engine is configured or installed: ${translationHint}`
           yield* Effect.logInfo(`machine translation is off: ${reason}`)
           return noTranslator(reason)

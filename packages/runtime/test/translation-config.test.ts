@@ -1,9 +1,13 @@
 /**
  * Which machine translation engine the settings choose (`translationFor`): the model when
  * VERBATIM_AI_MODEL is set, else Apertium where a pair is installed, else none, whose refusal says
- * how to get one; `VERBATIM_TRANSLATION=ai` without a model stops the start naming the variable.
+ * how to get one; `VERBATIM_TRANSLATION=ai` without a model stops the start naming the variable;
+ * the start lists Apertium's pairs once (the choice and the engine share the list).
  */
 import { execFileSync } from "node:child_process"
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { parseModes } from "@verbatim/apertium"
 import { Translator } from "@verbatim/core"
@@ -49,6 +53,23 @@ describe("translationFor", () => {
           expect(Either.isLeft(refused) && refused.left.reason).toContain("VERBATIM_AI_MODEL")
         }
       })
+  )
+
+  it.live("auto without a model lists the installed Apertium pairs once at start, not twice", () =>
+    Effect.gen(function* () {
+      // A stand-in for `apertium` that counts its runs and lists one pair.
+      const dir = mkdtempSync(join(tmpdir(), "verbatim-apertium-list-"))
+      const runs = join(dir, "runs")
+      const binary = join(dir, "apertium")
+      writeFileSync(runs, "")
+      writeFileSync(binary, `#!/bin/sh\necho "$*" >> '${runs}'\nprintf '  eng-spa\\n'\n`)
+      chmodSync(binary, 0o755)
+      const chosen = yield* engineOf("auto", { VERBATIM_APERTIUM_BIN: binary })
+      expect(Either.isRight(chosen) && chosen.right.engine).toBe("apertium")
+      if (Either.isLeft(chosen)) return
+      yield* chosen.right.supports("en" as Language.LanguageCode, "es" as Language.LanguageCode)
+      expect(readFileSync(runs, "utf8").trim().split("\n")).toEqual(["-l"])
+    })
   )
 
   it.live("none refuses every pair; ai without a model stops the start naming VERBATIM_AI_MODEL", () =>

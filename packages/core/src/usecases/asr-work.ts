@@ -61,8 +61,6 @@ export const asrRetryDelayMs = (attempts: number): number =>
 const retryable = (error: PlatformError): boolean =>
   error._tag === "PlatformUnavailable" || error._tag === "PlatformBlocked"
 
-const countWords = (text: string): number => (text.length === 0 ? 0 : text.split(/\s+/).length)
-
 /**
  * How much longer than its declared `duration_sec` an upload's audio may really be: 2 s or 2 %,
  * whichever is more (a declared duration is whole seconds, and some containers only estimate it).
@@ -205,7 +203,7 @@ export const makeAsrHandler = Effect.gen(function* () {
         text,
         segments: Transcript.sortByStart(heard.segments),
         hasTimestamps: true,
-        wordCount: heard.words.length > 0 ? heard.words.length : countWords(text),
+        wordCount: heard.words.length > 0 ? heard.words.length : Transcript.countWords(text),
         segmentCount: heard.segments.length,
         durationSeconds,
         creditsUsed: price,
@@ -246,7 +244,7 @@ export const makeAsrHandler = Effect.gen(function* () {
           language: translation.language,
           text: translated,
           segments,
-          wordCount: countWords(translated),
+          wordCount: Transcript.countWords(translated),
           segmentCount: segments.length,
           creditsUsed: 0,
           asrIntelligence: null

@@ -114,3 +114,10 @@ export const fromPlatformError = (error: PlatformError): Errors.ApiError => {
 
 export const notFound = (what: string, details: Record<string, unknown> = {}): Errors.ApiError =>
   Errors.apiError("not_found", `${what} not found`, details)
+
+/** 402: the balance does not cover what the request needs. */
+export const insufficientCredits = (required: number, balance: number): Errors.ApiError =>
+  Errors.apiError("payment_required", `this needs ${required} credits and the balance is ${balance}`, {
+    required,
+    balance
+  })

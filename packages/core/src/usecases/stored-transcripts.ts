@@ -4,7 +4,7 @@
  * account owns nothing for the video and 403 when it owns other languages but not the one asked
  * for; the best owned transcript is human captions before auto captions before ASR, newest first.
  */
-import { Api, Errors, type Ids, type Language, Plan, type Transcript } from "@verbatim/domain"
+import { Api, Errors, type Ids, type Language, Plan, Transcript } from "@verbatim/domain"
 import { Array as Arr, Effect, Layer, Option, Order } from "effect"
 import type { Account } from "../ports/accounts.js"
 import { Jobs } from "../ports/jobs.js"
@@ -14,11 +14,9 @@ import { notFound } from "./failures.js"
 import { alreadyChecked } from "./payload.js"
 import { StoredTranscripts } from "./tags.js"
 
-const kindRank: Record<Transcript.SourceKind, number> = { manual: 0, auto: 1, asr: 2 }
-
 /** Best first: human captions, auto captions, ASR; newest first within a kind. */
 export const byPreference: Order.Order<TranscriptRecord> = Order.combine(
-  Order.mapInput(Order.number, (r: TranscriptRecord) => kindRank[r.sourceKind]),
+  Order.mapInput(Transcript.bySourceKind, (r: TranscriptRecord) => r.sourceKind),
   Order.reverse(Order.mapInput(Order.number, (r: TranscriptRecord) => r.createdAt.epochMillis))
 )
 

@@ -30,7 +30,7 @@ import { Uploads } from "../ports/uploads.js"
 import { type VideoDetails, VideoPlatform } from "../ports/video-platform.js"
 import { AddressResolver } from "../ports/webhooks.js"
 import { type AsrTarget, encodeAsrPayload, unsupportedOption } from "./asr-work.js"
-import { fromPlatformError, notFound } from "./failures.js"
+import { fromPlatformError, insufficientCredits, notFound } from "./failures.js"
 import { JobLifecycle } from "./job-lifecycle.js"
 import { alreadyChecked, transcribeData } from "./payload.js"
 import { resolveRequest } from "./transcribe-request.js"
@@ -50,8 +50,6 @@ export interface TranscribeOptions {
   /** The speech recognition job delivers no webhook of its own (the batch delivers one for all). */
   readonly noWebhook?: boolean | undefined
 }
-
-const countWords = (text: string): number => (text.length === 0 ? 0 : text.split(" ").length)
 
 export const makeTranscribe = Effect.gen(function* () {
   const platform = yield* VideoPlatform
@@ -155,7 +153,7 @@ export const makeTranscribe = Effect.gen(function* () {
             // above: the balance it spent is then no reason to refuse, the transcript is owned.
             const stored = (yield* ownedTrack)[0]
             if (stored !== undefined) return yield* serveOwned(stored)
-            return yield* failWith(insufficient(price, balance), details)
+            return yield* failWith(insufficientCredits(price, balance), details)
           }
 
           const segments = yield* platform
@@ -183,7 +181,7 @@ export const makeTranscribe = Effect.gen(function* () {
             text,
             segments: Transcript.sortByStart(segments),
             hasTimestamps: true,
-            wordCount: countWords(text),
+            wordCount: Transcript.countWords(text),
             segmentCount: segments.length,
             durationSeconds: Math.ceil(
               details.durationSeconds ?? Math.max(0, ...segments.map((s) => s.end)) / 1000
@@ -207,7 +205,7 @@ export const makeTranscribe = Effect.gen(function* () {
             )
             .pipe(
               Effect.catchTag("InsufficientCredits", (error) =>
-                failWith(insufficient(error.required, error.balance), details)
+                failWith(insufficientCredits(error.required, error.balance), details)
               )
             )
           return completed(outcome.transcript ?? record, outcome.credits)
@@ -298,7 +296,7 @@ export const makeTranscribe = Effect.gen(function* () {
           const balance = yield* ledger.balance(account.id)
           const required = Math.max(1, quote.estimated_credits)
           if (balance < required) {
-            return yield* failWith(insufficient(required, balance), undefined, title)
+            return yield* failWith(insufficientCredits(required, balance), undefined, title)
           }
           const payload = yield* encodeAsrPayload({
             target: asrTarget,
@@ -393,12 +391,6 @@ export const makeTranscribe = Effect.gen(function* () {
       }
     })
 })
-
-const insufficient = (required: number, balance: number) =>
-  Errors.apiError("payment_required", `this needs ${required} credits and the balance is ${balance}`, {
-    required,
-    balance
-  })
 
 const noCaptions = (videoId: string, mode: string) =>
   Errors.apiError(

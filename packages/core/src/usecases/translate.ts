@@ -30,22 +30,18 @@ import { Transactor } from "../ports/transactor.js"
 import { type TranscriptRecord, Transcripts } from "../ports/transcripts.js"
 import { Translator } from "../ports/translator.js"
 import { VideoPlatform } from "../ports/video-platform.js"
-import { fromPlatformError, notFound } from "./failures.js"
+import { fromPlatformError, insufficientCredits, notFound } from "./failures.js"
 import { transcriptPayload } from "./payload.js"
 import { byPreference } from "./stored-transcripts.js"
 import { Translate } from "./tags.js"
 
 type Provider = Api.TranslateProvider
 
-const kindRank: Record<Transcript.SourceKind, number> = { manual: 0, auto: 1, asr: 2 }
-
 /** The source to translate: best kind first, then oldest (the original before its translations). */
 const originalFirst: Order.Order<TranscriptRecord> = Order.combine(
-  Order.mapInput(Order.number, (r: TranscriptRecord) => kindRank[r.sourceKind]),
+  Order.mapInput(Transcript.bySourceKind, (r: TranscriptRecord) => r.sourceKind),
   Order.mapInput(Order.number, (r: TranscriptRecord) => r.createdAt.epochMillis)
 )
-
-const countWords = (text: string): number => (text.length === 0 ? 0 : text.split(" ").length)
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
@@ -242,14 +238,7 @@ export const TranslateLive = Layer.effect(
       const price = Pricing.translationCreditsForText(source.text, false)
       const balance = yield* ledger.balance(account.id)
       if (balance < price) {
-        return yield* Errors.apiError(
-          "payment_required",
-          `this needs ${price} credits and the balance is ${balance}`,
-          {
-            required: price,
-            balance
-          }
-        )
+        return yield* insufficientCredits(price, balance)
       }
 
       let done: { readonly ready: Ready; readonly segments: ReadonlyArray<Transcript.Segment> } | null = null
@@ -277,7 +266,7 @@ export const TranslateLive = Layer.effect(
         text,
         segments: done.segments,
         hasTimestamps: source.hasTimestamps,
-        wordCount: countWords(text),
+        wordCount: Transcript.countWords(text),
         segmentCount: done.segments.length,
         creditsUsed: price,
         summary: null,
@@ -306,14 +295,7 @@ export const TranslateLive = Layer.effect(
         )
         .pipe(
           Effect.catchTag("InsufficientCredits", (error) =>
-            Errors.apiError(
-              "payment_required",
-              `this needs ${error.required} credits and the balance is ${error.balance}`,
-              {
-                required: error.required,
-                balance: error.balance
-              }
-            )
+            insufficientCredits(error.required, error.balance)
           )
         )
       if (!stored.created) {

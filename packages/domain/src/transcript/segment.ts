@@ -1,5 +1,5 @@
 /** The timed pieces of a transcript. All times are integer milliseconds. */
-import { Schema } from "effect"
+import { Order, Schema } from "effect"
 
 export const Millis = Schema.NonNegativeInt.annotations({
   identifier: "Millis",
@@ -27,3 +27,11 @@ export const SourceKind = Schema.Literal("manual", "auto", "asr").annotations({
   description: "manual: human captions; auto: auto-generated captions; asr: speech recognition"
 })
 export type SourceKind = typeof SourceKind.Type
+
+const sourceKindRank: Record<SourceKind, number> = { manual: 0, auto: 1, asr: 2 }
+
+/** Source kinds best first: human captions, auto captions, speech recognition. */
+export const bySourceKind: Order.Order<SourceKind> = Order.mapInput(
+  Order.number,
+  (kind: SourceKind) => sourceKindRank[kind]
+)

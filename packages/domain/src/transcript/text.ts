@@ -15,3 +15,9 @@ export const textOf = (segments: ReadonlyArray<Pick<Segment, "start" | "text">>)
     .map((segment) => normalizeText(segment.text))
     .filter((text) => text.length > 0)
     .join(" ")
+
+/** How many words a text has: its runs of non-whitespace (0 for an empty or blank text). */
+export const countWords = (text: string): number => {
+  const trimmed = text.trim()
+  return trimmed.length === 0 ? 0 : trimmed.split(/\s+/).length
+}

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc } from "effect"
 import { sortByStart } from "../../src/transcript/order.js"
-import { Segment } from "../../src/transcript/segment.js"
-import { textOf } from "../../src/transcript/text.js"
+import { bySourceKind, Segment, type SourceKind } from "../../src/transcript/segment.js"
+import { countWords, textOf } from "../../src/transcript/text.js"
 import { hasWords, wordsOf } from "../../src/transcript/words.js"
 import { anySegments, crowdedSegments, orderedSegments } from "./arbitraries.js"
 
@@ -14,6 +14,23 @@ describe("text", () => {
       textOf([seg(" Hello\n  world ", 0, 1), seg("", 1, 2), seg("   ", 2, 3), seg("again\t!", 3, 4)])
     ).toBe("Hello world again !")
     expect(textOf([])).toBe("")
+  })
+
+  it("counts a text's words as its runs of non-whitespace; a transcript's as its text's", () => {
+    expect(countWords("")).toBe(0)
+    expect(countWords("  \n ")).toBe(0)
+    expect(countWords(" one  two\nthree ")).toBe(3)
+    fc.assert(
+      fc.property(anySegments, (s) => {
+        const text = textOf(s)
+        return countWords(text) === (text === "" ? 0 : text.split(" ").length)
+      })
+    )
+  })
+
+  it("orders source kinds best first: human captions, auto captions, speech recognition", () => {
+    const kinds: Array<SourceKind> = ["asr", "manual", "auto"]
+    expect(kinds.sort(bySourceKind)).toEqual(["manual", "auto", "asr"])
   })
 
   it("takes segments in start order, equal starts in the given order", () => {
