@@ -15,6 +15,7 @@ import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Redacted,
 import Pg from "pg"
 import * as PgliteClient from "./pglite-client.js"
 import { pgliteTemplate } from "./pglite-template.js"
+import { prepareMarkedStatements } from "./prepared.js"
 
 /** How names map between TypeScript and SQL. */
 export interface NamingOptions {
@@ -162,6 +163,8 @@ const makePool = (url: Redacted.Redacted, pool: PoolOptions) => {
       })
       // A pooled idle connection that dies (server restart) is dropped by the pool; nothing to do.
       created.on("error", () => {})
+      // Statements marked `prepared(sql)` are prepared on each connection (`prepared.ts`).
+      created.on("connect", prepareMarkedStatements)
       return created
     }),
     (created) => Effect.promise(() => created.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))

@@ -13,6 +13,7 @@ import * as SqlSchema from "@effect/sql/SqlSchema"
 import { type JobPage, JobRecord, Jobs, type Runnable, type SettleResult } from "@verbatim/core"
 import { Api, Ids } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { prepared } from "../prepared.js"
 import { Int8, nullableJsonText, Timestamp, toDate, toNullableDate } from "./columns.js"
 import { operation } from "./failure.js"
 import { countOf, totalOf } from "./page.js"
@@ -266,7 +267,8 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
     insert: (job) =>
       Effect.gen(function* () {
         const payload = yield* nullableJsonText(Api.FreeFormObject, job.payload)
-        const rows = yield* sql`INSERT INTO jobs (id, account_id, request_id, kind, video_id, video_title,
+        const rows =
+          yield* sql`${prepared(sql)}INSERT INTO jobs (id, account_id, request_id, kind, video_id, video_title,
             language, source, mode, status, error, credits_used, transcript_id, payload, webhook_url,
             attempts, lease_owner, lease_expires_at, next_run_at, created_at, started_at, completed_at,
             updated_at)

@@ -20,6 +20,7 @@ import {
 } from "@verbatim/core"
 import { Api, Ids, Language } from "@verbatim/domain"
 import { Effect, Layer, Option, Schema } from "effect"
+import { prepared } from "../prepared.js"
 import { StoredSegments, Timestamp } from "./columns.js"
 import { operation, StoreConflict } from "./failure.js"
 import { countOf, totalOf } from "./page.js"
@@ -259,7 +260,7 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
     Request: OwnedRequest,
     Result: RecordRow,
     execute: (filter) =>
-      sql`SELECT ${recordColumns} FROM transcripts
+      sql`${prepared(sql)}SELECT ${recordColumns} FROM transcripts
         WHERE ${sql.and([
           sql`account_id = ${filter.accountId}`,
           sql`video_id = ${filter.videoId}`,
