@@ -12,6 +12,7 @@ import { BadRequest, Forbidden, NotFound, PaymentRequired, ServiceUnavailable } 
 import { documentExports, exportResponse } from "../exports.js"
 import { query } from "../query.js"
 import { Authentication } from "../security.js"
+import { transcriptListResponse } from "../transcript-list.js"
 import { useCase } from "../use-case.js"
 
 /** The longest `{video_id}` accepted in a path: a video id, or an upload id for uploads. */
@@ -104,7 +105,9 @@ export const TranscriptsHttp = HttpApiBuilder.group(
       .handle("list", ({ urlParams }) =>
         Effect.gen(function* () {
           const transcripts = yield* StoredTranscripts
-          return yield* useCase(transcripts.list(yield* CurrentAccount, urlParams))
+          return yield* transcriptListResponse(
+            yield* useCase(transcripts.list(yield* CurrentAccount, urlParams))
+          )
         })
       )
       .handle("get", ({ path, urlParams }) =>
