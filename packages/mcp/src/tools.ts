@@ -24,7 +24,7 @@
  * sent an ASR mode on its own.
  */
 
-import { maxIdempotencyKeyLength } from "@verbatim/core"
+import { IdempotencyKey, maxIdempotencyKeyLength } from "@verbatim/core"
 import {
   Api,
   Asr,
@@ -76,12 +76,8 @@ const SourceInput = Transcript.SourceKind.annotations({
     "Which transcript when the video has several: manual (human captions), auto (auto captions), asr"
 })
 
-/** The REST API's `Idempotency-Key`, as a tool input (core checks the same rules again). */
-const IdempotencyKeyInput = Schema.String.pipe(
-  Schema.minLength(1),
-  Schema.maxLength(maxIdempotencyKeyLength),
-  Schema.pattern(/^[\x21-\x7e]+$/)
-).annotations({
+/** The REST API's `Idempotency-Key`, as a tool input: core's rule (which core checks again). */
+const IdempotencyKeyInput = IdempotencyKey.annotations({
   description: `Optional: a key of your own (e.g. a UUID, 1 to ${maxIdempotencyKeyLength} visible ASCII characters) that makes a retry safe. Calling again with the same key and the same arguments within 24 hours answers the first answer and charges nothing again; the same key with other arguments is a conflict error. Use a new key for each new request`
 })
 

@@ -62,11 +62,10 @@ export interface BatchItem {
 }
 
 /**
- * An item to store: at its index (positions 0, 1, ...), done when it failed before it could run;
- * its request and job ids are given, or assigned by the store.
+ * An item to store: its position is its index in the list (0, 1, ...); done when it failed before
+ * it could run; its request and job ids are given, or assigned by the store.
  */
 export interface NewBatchItem {
-  readonly position: number
   readonly videoId: string
   readonly error: string | null
   readonly requestId?: Ids.RequestId | undefined
@@ -103,16 +102,16 @@ export type ItemClaim =
       /** Whether a worker had taken the item before (it may have run the item's job already). */
       readonly takenBefore: boolean
     }
+  | { readonly _tag: "Waiting" }
   /** `total`: the size of the item's batch (0 when the batch is gone). */
-  | { readonly _tag: "Waiting"; readonly total: number }
   | { readonly _tag: "Taken"; readonly total: number }
 
 export class Batches extends Context.Tag("@verbatim/core/Batches")<
   Batches,
   {
     /**
-     * The batch and all its items, in one transaction (one statement for the items, however many);
-     * an item without ids gets fresh ones.
+     * The batch and all its items (at their index), in one transaction (one statement for the items,
+     * however many); an item without ids gets fresh ones.
      */
     readonly insert: (
       batch: BatchRecord,

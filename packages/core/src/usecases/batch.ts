@@ -328,10 +328,9 @@ export const makeBatchWork = Effect.gen(function* () {
       const id = (yield* secrets.uuid) as Ids.BatchId
       const requestId = (yield* secrets.uuid) as Ids.RequestId
       // Each item's request and job ids are assigned by the store, with the items.
-      const items = request.video_ids.map((reference, position): NewBatchItem => {
+      const items = request.video_ids.map((reference): NewBatchItem => {
         const parsed = Reference.parseVideo(reference)
         return {
-          position,
           videoId: Either.getOrElse(parsed, () => reference),
           error: Either.isLeft(parsed) ? `${reference} names no video: ${parsed.left.reason}` : null
         }
@@ -398,9 +397,9 @@ export const makeBatchWork = Effect.gen(function* () {
       // `offerNext`; items that named no video are offered too, to pass the turn on).
       yield* queue
         .offer(
-          items.slice(0, offerWindow).map((item) => ({
+          items.slice(0, offerWindow).map((_, position) => ({
             lane: batchItemLane,
-            id: itemKey(id, item.position),
+            id: itemKey(id, position),
             accountId: account.id
           }))
         )

@@ -24,6 +24,18 @@ export const idempotencyWait = Duration.seconds(60)
 export const maxIdempotencyKeyLength = 255
 
 /**
+ * A key as every entry point takes it (the REST `Idempotency-Key`, the MCP tools' `idempotency_key`):
+ * 1 to `maxIdempotencyKeyLength` visible ASCII characters.
+ */
+export const IdempotencyKey = Schema.String.pipe(
+  Schema.minLength(1),
+  Schema.maxLength(maxIdempotencyKeyLength),
+  Schema.pattern(/^[\x21-\x7e]+$/)
+)
+
+const isIdempotencyKey = Schema.is(IdempotencyKey)
+
+/**
  * The endpoint names keys are kept under, shared by every entry point (the REST handlers and the
  * MCP tools): a key sent to one endpoint over REST and again by the MCP tool of that endpoint with
  * the same request answers the first answer.
@@ -86,7 +98,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@verbatim/core/I
       work: Effect.Effect<A, Errors.ApiError | PersistenceError>
     ): Effect.Effect<A, Errors.ApiError | PersistenceError> =>
       Effect.gen(function* () {
-        if (key.length === 0 || key.length > maxIdempotencyKeyLength || !/^[\x21-\x7e]+$/.test(key)) {
+        if (!isIdempotencyKey(key)) {
           return yield* Effect.fail(
             fieldError(
               ["Idempotency-Key"],

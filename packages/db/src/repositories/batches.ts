@@ -85,10 +85,10 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
   const insertItems = (batchId: Ids.BatchId, items: ReadonlyArray<NewBatchItem>) => {
     const errors: Record<string, string> = {}
     const ids: Record<string, readonly [string | null, string | null]> = {}
-    for (const item of items) {
-      if (item.error !== null) errors[item.position] = item.error
+    for (const [position, item] of items.entries()) {
+      if (item.error !== null) errors[position] = item.error
       if (item.requestId !== undefined || item.jobId !== undefined) {
-        ids[item.position] = [item.requestId ?? null, item.jobId ?? null]
+        ids[position] = [item.requestId ?? null, item.jobId ?? null]
       }
     }
     return sql`INSERT INTO batch_items (batch_id, position, request_id, video_id, job_id, error, done)
@@ -297,10 +297,9 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
 
   return Batches.of({
     insert: (batch, items) =>
-      (items.every((item, index) => item.position === index)
-        ? sql.withTransaction(Effect.zipRight(insertBatch(batch), insertItems(batch.id, items)))
-        : Effect.dieMessage("batch items are stored at their index: positions 0, 1, ...")
-      ).pipe(Effect.asVoid, operation("Batches.insert")),
+      sql
+        .withTransaction(Effect.zipRight(insertBatch(batch), insertItems(batch.id, items)))
+        .pipe(Effect.asVoid, operation("Batches.insert")),
     view: (accountId, id) =>
       Effect.gen(function* () {
         const found = yield* findBatch({ accountId, id })
@@ -354,7 +353,7 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
         return Option.match(found, {
           onNone: (): ItemClaim => ({ _tag: "Taken", total: 0 }),
           onSome: ({ waiting, total }): ItemClaim =>
-            waiting ? { _tag: "Waiting", total } : { _tag: "Taken", total }
+            waiting ? { _tag: "Waiting" } : { _tag: "Taken", total }
         })
       }).pipe(operation("Batches.claimItem")),
     extendItemLease: ({ batchId, position, owner, now, leaseMs }) =>

@@ -148,12 +148,10 @@ layer(servicesOn(testInfrastructure({ platform: countingPlatform })), suiteOptio
         yield* batches.insert(
           processingBatch(id, account.id, 3, yield* DateTime.now, "http://127.0.0.1:9/batch-hook"),
           [0, 1, 2].map((position) => ({
-            position,
             requestId: crypto.randomUUID() as Ids.RequestId,
             jobId: crypto.randomUUID() as Ids.JobId,
             videoId: `not a video ${position}`,
-            error: "names no video",
-            done: true
+            error: "names no video"
           }))
         )
         yield* Effect.all(
@@ -284,15 +282,14 @@ layer(servicesOn(testInfrastructure()), suiteOptions)("reconciling batch items",
             DateTime.subtract(now, { millis: reofferAfterMs + 1_000 }),
             null
           ),
-          [videos.manualOnly, videos.autoOnly, videos.multiLanguage].map((videoId, position) => ({
-            position,
+          [videos.manualOnly, videos.autoOnly, videos.multiLanguage].map((videoId) => ({
             videoId,
             error: null
           }))
         )
         // A batch accepted a moment ago: its own offers are on their way, it is left alone.
         yield* batches.insert(processingBatch(crypto.randomUUID() as Ids.BatchId, account.id, 1, now, null), [
-          { position: 0, videoId: videos.germanOnly, error: null }
+          { videoId: videos.germanOnly, error: null }
         ])
         const before = yield* waiting
         expect(yield* work.reconcile).toBe(3)
@@ -330,7 +327,6 @@ layer(servicesOn(testInfrastructure()), suiteOptions)("reconciling batch items",
         yield* batches.insert(
           processingBatch(id, account.id, total, accepted, null),
           Array.from({ length: total }, (_, position) => ({
-            position,
             videoId: `v${String(position).padStart(10, "0")}`,
             error: null
           }))
