@@ -295,7 +295,7 @@ layer(testServerOn({ platform: gatedPlatform }), { timeout: "90 seconds", exclud
   "a processing batch",
   (it) => {
     it.effect(
-      "is polled without transcript data: every item's status, job and credits; the data once finished",
+      "POST answers no result; polled, every item's status, job and credits without transcript data; the data once finished",
       () =>
         Effect.gen(function* () {
           const server = yield* TestServer
@@ -306,6 +306,19 @@ layer(testServerOn({ platform: gatedPlatform }), { timeout: "90 seconds", exclud
               mode: "captions_only"
             })
           )
+          // The spec's 202 of POST /batch: no result yet, every video processing.
+          expect(batch.results).toEqual([])
+          expect(batch.summary).toEqual({ total: 3, succeeded: 0, failed: 0, processing: 3 })
+          // A GET of the same processing batch lists every video (the second is held at the platform).
+          const first = yield* server.get(api(`/batch/${batch.batch_id}`), { key })
+          expect(first.status, first.text).toBe(202)
+          const listed = Schema.decodeUnknownSync(Api.BatchProcessing)(first.json)
+          expect(listed.results.map((r) => r.video_id)).toEqual([
+            videos.manualOnly,
+            videos.autoOnly,
+            "not a video"
+          ])
+          expect(listed.results.every((r) => r.data === undefined)).toBe(true)
           // The first video is done, the second held back at the platform: the batch is processing.
           const polled = yield* eventually(
             "the first item to complete",

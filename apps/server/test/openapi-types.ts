@@ -234,7 +234,7 @@ export interface paths {
     put?: never
     /**
      * Unlock the themes of a transcript (1 credit, once) and wait for them
-     * @description Charges 1 credit the first time (0 for a transcript under 50 words, which gets empty themes; 0 once unlocked). Waits about 25 seconds for detection: 200 completed, or 202 processing (paid, still running: poll GET). A detection that fails is refunded and answers 500.
+     * @description Charges 1 credit the first time (0 for a transcript under 50 words, which gets empty themes; 0 once unlocked). Waits about 25 seconds for detection: 200 completed, or 202 processing (paid, still running: poll GET). A detection that fails is refunded and answers 503 `themes_unavailable` (a new POST may try again, charged again).
      */
     post: operations["themes.unlock"]
     delete?: never
@@ -321,7 +321,10 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** A batch: 202 while running, 200 with every result once finished */
+    /**
+     * A batch: 202 while running, 200 with every result once finished
+     * @description 202 while the batch is processing: every video's result (status, job_id, error, credits_used) without `data`, so a poll reads no transcript (the 202 of POST /batch lists no result yet). 200 once completed, partial or failed (final): each completed result with its `data`, cut to the batch's `format`. A finished batch answers 60 fetches in 24 hours, then 429 with Retry-After.
+     */
     get: operations["batch.batch"]
     put?: never
     post?: never
@@ -820,13 +823,14 @@ export interface components {
       message: string
       details: components["schemas"]["FreeFormObject"]
     }
-    /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+    /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
     ServiceUnavailableError: {
       /** @enum {string} */
       error:
         | "platform_blocked"
         | "asr_unavailable"
         | "translation_unavailable"
+        | "themes_unavailable"
         | "platform_unavailable"
         | "storage_unavailable"
         | "service_unavailable"
@@ -1758,7 +1762,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -1885,7 +1889,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -2784,7 +2788,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3082,6 +3086,23 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      503: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ServiceUnavailableError"]
+        }
+      }
     }
   }
   "uploads.createUpload": {
@@ -3177,7 +3198,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3308,7 +3329,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3775,7 +3796,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -4104,7 +4125,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -4392,7 +4413,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */

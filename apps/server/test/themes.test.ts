@@ -2,7 +2,8 @@
  * Themes over real HTTP on the demo catalogue: GET is free and locked until POST unlocks for exactly
  * 1 credit, once (repeats, GET and concurrent POSTs are free); 402 when short; 404 for what the
  * account does not own; 0 credits and empty themes for a transcript too short to analyse; a failed
- * detection is refunded (a refund entry in the ledger, balance = ledger sum); a detection that
+ * detection is refunded (a refund entry in the ledger, balance = ledger sum) and the POST that saw
+ * it answers 503 `themes_unavailable`; a detection that
  * outruns the wait answers 202 processing and completes later. Every mention and moment points at
  * a segment and time of the transcript the answer names.
  *
@@ -248,22 +249,32 @@ layer(testServerOn({ themes: testThemes(failingEngine) }), {
   timeout: "60 seconds",
   excludeTestServices: true
 })("themes when detection fails", (it) => {
-  it.effect("refunds the credit with a refund entry, answers 500, and shows the themes locked again", () =>
-    Effect.gen(function* () {
-      const server = yield* TestServer
-      const { account, key } = yield* owning(server, 2)
-      for (const round of [1, 2]) {
-        const failed = yield* server.post(themesOf(videos.manualAndAuto), { key })
-        expectError(failed, 500, "internal_error")
-        expect(failed.json).toMatchObject({ details: { refunded: 1 } })
-        const locked = yield* server.get(themesOf(videos.manualAndAuto), { key })
-        expect(locked.json).toMatchObject({ status: "locked", credits_required: 1 })
-        const { balance, themes } = yield* books(account)
-        expect(balance).toBe(1)
-        expect(themes.map((e) => [e.kind, e.amount])).toHaveLength(round * 2)
-        expect(themes.reduce((sum, e) => sum + e.amount, 0)).toBe(0)
-      }
-    })
+  it.effect(
+    "refunds the credit with a refund entry, answers 503 themes_unavailable, and shows the themes locked again",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const { account, key } = yield* owning(server, 2)
+        for (const round of [1, 2]) {
+          const failed = yield* server.post(themesOf(videos.manualAndAuto), { key })
+          // The engine failed, not the server: 503 with the error body, and no time to retry at.
+          expectError(failed, 503, "themes_unavailable")
+          expect(failed.json).toMatchObject({
+            details: {
+              video_id: videos.manualAndAuto,
+              refunded: 1,
+              reason: expect.stringContaining("scripted failure")
+            }
+          })
+          expect(failed.headers.get("retry-after")).toBeNull()
+          const locked = yield* server.get(themesOf(videos.manualAndAuto), { key })
+          expect(locked.json).toMatchObject({ status: "locked", credits_required: 1 })
+          const { balance, themes } = yield* books(account)
+          expect(balance).toBe(1)
+          expect(themes.map((e) => [e.kind, e.amount])).toHaveLength(round * 2)
+          expect(themes.reduce((sum, e) => sum + e.amount, 0)).toBe(0)
+        }
+      })
   )
 })
 
@@ -332,7 +343,7 @@ layer(testServerOn({ themes: testThemes(llmEngine) }), { timeout: "60 seconds", 
       Effect.gen(function* () {
         const server = yield* TestServer
         const { account, key } = yield* owning(server, 2)
-        expectError(yield* server.post(themesOf(videos.manualAndAuto), { key }), 500, "internal_error")
+        expectError(yield* server.post(themesOf(videos.manualAndAuto), { key }), 503, "themes_unavailable")
         expect((yield* books(account)).balance).toBe(1)
         failing = false
         const body = yield* decode(

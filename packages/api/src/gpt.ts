@@ -105,7 +105,7 @@ export const gptOperations: { readonly [contractId: string]: GptOperation } = {
     operationId: "getBatch",
     summary: "A batch and its per-video results (free)",
     description:
-      "202 while running, 200 once completed, partial or failed (final). A finished batch can be fetched 60 times in 24 hours."
+      "202 while running: each video's status, without transcript data. 200 once completed, partial or failed (final), with each completed video's transcript. A finished batch can be fetched 60 times in 24 hours."
   },
   "playlists.resolve": {
     operationId: "resolvePlaylist",

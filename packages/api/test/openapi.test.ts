@@ -130,6 +130,16 @@ describe("OpenAPI document", () => {
 })
 
 describe("GET /docs", () => {
+  it("says GET /batch/{batch_id}'s 202 results carry no data, and POST /batch's 202 lists none", async () => {
+    const document = (await (await get("/api/v2/openapi.json")).json()) as {
+      readonly paths: Record<string, Record<string, { readonly description?: string }>>
+    }
+    const description = document.paths["/batch/{batch_id}"]?.get?.description ?? ""
+    expect(description).toContain("202 while the batch is processing")
+    expect(description).toContain("without `data`")
+    expect(description).toContain("POST /batch lists no result")
+  })
+
   it("serves the API reference page with the document inlined and the script bundled (no CDN)", async () => {
     const response = await get("/docs")
     expect(response.status).toBe(200)

@@ -44,6 +44,14 @@ export class BatchGroup extends HttpApiGroup.make("batch")
       .addError(NotFound)
       .addError(TooManyRequests)
       .annotate(OpenApi.Summary, "A batch: 202 while running, 200 with every result once finished")
+      .annotate(
+        OpenApi.Description,
+        "202 while the batch is processing: every video's result (status, job_id, error, credits_used) " +
+          "without `data`, so a poll reads no transcript (the 202 of POST /batch lists no result yet). " +
+          "200 once completed, partial or failed (final): each completed result with its `data`, cut " +
+          "to the batch's `format`. A finished batch answers 60 fetches in 24 hours, then 429 with " +
+          "Retry-After."
+      )
   )
   .addError(BadRequest)
   .middleware(Authentication)

@@ -8,7 +8,7 @@ import { CurrentAccount, Themes } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
 import { Effect } from "effect"
 import { apiId, basePath } from "../base.js"
-import { BadRequest, Forbidden, InternalError, NotFound, PaymentRequired } from "../errors.js"
+import { BadRequest, Forbidden, NotFound, PaymentRequired, ServiceUnavailable } from "../errors.js"
 import { query } from "../query.js"
 import { Authentication } from "../security.js"
 import { useCase } from "../use-case.js"
@@ -24,13 +24,14 @@ export class ThemesGroup extends HttpApiGroup.make("themes")
       .addError(PaymentRequired)
       .addError(Forbidden)
       .addError(NotFound)
-      .addError(InternalError)
+      .addError(ServiceUnavailable)
       .annotate(OpenApi.Summary, "Unlock the themes of a transcript (1 credit, once) and wait for them")
       .annotate(
         OpenApi.Description,
         "Charges 1 credit the first time (0 for a transcript under 50 words, which gets empty themes; " +
           "0 once unlocked). Waits about 25 seconds for detection: 200 completed, or 202 processing " +
-          "(paid, still running: poll GET). A detection that fails is refunded and answers 500."
+          "(paid, still running: poll GET). A detection that fails is refunded and answers 503 " +
+          "`themes_unavailable` (a new POST may try again, charged again)."
       )
   )
   .add(

@@ -198,8 +198,10 @@ export const ThemesLive = Layer.effect(
           case "processing":
             return processing(latest)
           default:
+            // The engine failed, not this server: 503, as a failed translation is (no Retry-After:
+            // nothing tells when the engine heals, and a new POST is a new paid unlock).
             return yield* Errors.apiError(
-              "internal_error",
+              "themes_unavailable",
               "theme detection failed; the credits it was charged are refunded, and a new POST may try again",
               { video_id: latest.videoId, refunded: latest.creditsCharged, reason: latest.error ?? "unknown" }
             )

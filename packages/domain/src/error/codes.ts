@@ -6,8 +6,9 @@
  * `forbidden` 403, `plan_required` 403 (paid-only features, decision 10), `not_found` 404,
  * `video_unavailable` 404 (the video does not exist, was removed or cannot be played; like
  * `no_captions`, a fact about the video that retrying will not change), `conflict` 409,
- * `platform_blocked` 503, `asr_unavailable` 503 and `translation_unavailable` 503 (temporary: retry
- * later; a failed translation is not charged).
+ * `platform_blocked` 503, `asr_unavailable` 503, `translation_unavailable` 503 and
+ * `themes_unavailable` 503 (temporary: retry later; a failed translation is not charged, a failed
+ * theme detection is refunded).
  *
  * The video platform's refusals (docs/decisions.md, "YouTube adapter"): `video_private`,
  * `age_restricted`, `subscription_required` (members-only or paid) and `region_blocked` 403 (the
@@ -39,6 +40,7 @@ export const ErrorCode = Schema.Literal(
   "platform_blocked",
   "asr_unavailable",
   "translation_unavailable",
+  "themes_unavailable",
   "video_private",
   "age_restricted",
   "subscription_required",
@@ -110,6 +112,11 @@ export const errorCatalogue: { readonly [C in ErrorCode]: ErrorInfo } = {
     status: 503,
     meaning:
       "The translation engine failed or did not answer after its retries; nothing was charged; retry later",
+    retryable: true
+  },
+  themes_unavailable: {
+    status: 503,
+    meaning: "Theme detection failed; the credit it was charged is refunded; a new POST may try again",
     retryable: true
   },
   video_private: { status: 403, meaning: "The video is private", retryable: false },

@@ -37,6 +37,8 @@ describe("error catalogue", () => {
     expect(statusOf("asr_unavailable")).toBe(503)
     expect(statusOf("translation_unavailable")).toBe(503)
     expect(isRetryable("translation_unavailable")).toBe(true)
+    expect(statusOf("themes_unavailable")).toBe(503)
+    expect(isRetryable("themes_unavailable")).toBe(true)
     expect(statusOf("storage_unavailable")).toBe(503)
     expect(isRetryable("storage_unavailable")).toBe(true)
     expect(statusOf("service_unavailable")).toBe(503)
@@ -74,7 +76,7 @@ describe("error catalogue", () => {
   it("has one entry per code, and the codes are unique", () => {
     expect(new Set(allErrorCodes).size).toBe(allErrorCodes.length)
     expect(Object.keys(errorCatalogue).sort()).toStrictEqual([...allErrorCodes].sort())
-    expect(allErrorCodes).toHaveLength(28)
+    expect(allErrorCodes).toHaveLength(29)
   })
 
   it("answers every code with a 4xx or 5xx status and a meaning", () => {
