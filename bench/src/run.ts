@@ -36,6 +36,7 @@ import { Config, Console, Effect, Logger, LogLevel, Redacted } from "effect"
 import pg from "pg"
 import type { LoadResult, LoadSpec } from "./load.js"
 import { benchDatabase, ownedVideo, seedAccounts, seeding, seedOwned, seedSearchable } from "./seed.js"
+import { startArguments } from "./start-command.js"
 import { searchPage, searchParameters } from "./statements.js"
 import { commonWord, rareWord } from "./words.js"
 
@@ -59,10 +60,13 @@ const benchDir = join(root, "bench")
 // ---------------------------------------------------------------------------------------------
 // The processes
 
-/** The bundle `pnpm start` runs (`scripts/bundle.mjs server`), made now from the sources. */
-const serverBundle = (): string => {
+/**
+ * The bundle `pnpm start` runs (`scripts/bundle.mjs server`), made now from the sources, with the
+ * node options of the start script.
+ */
+const serverBundle = (): ReadonlyArray<string> => {
   execFileSync(process.execPath, ["scripts/bundle.mjs", "server"], { cwd: root, stdio: "inherit" })
-  return "apps/server/dist/server.mjs"
+  return startArguments(root)
 }
 
 const freePort = Effect.promise(
@@ -226,7 +230,7 @@ const program = Effect.gen(function* () {
     "the service",
     [
       ...(config.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(benchDir, "results", "profiles")}`] : []),
-      serverBundle()
+      ...serverBundle()
     ],
     {
       DATABASE_URL: database.url,
