@@ -4,6 +4,7 @@
  * set-up); another script (`options.script`) runs from source with tsx's loader.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 
@@ -21,8 +22,11 @@ export interface ServerProcess {
 
 let bundled = false
 
-/** `node scripts/bundle.mjs server` (what `pnpm start` runs first), once per test process. */
-const bundledServer = (): string => {
+/**
+ * `node scripts/bundle.mjs server` (what `pnpm start` runs first), once per test process; then the
+ * node arguments that `pnpm start` ends with (`exec node <options> apps/server/dist/server.mjs`).
+ */
+const bundledServer = (): ReadonlyArray<string> => {
   if (!bundled) {
     execFileSync(process.execPath, ["scripts/bundle.mjs", "server"], {
       cwd: repositoryRoot,
@@ -30,7 +34,10 @@ const bundledServer = (): string => {
     })
     bundled = true
   }
-  return "apps/server/dist/server.mjs"
+  const scripts = JSON.parse(readFileSync(`${repositoryRoot}package.json`, "utf8")).scripts as {
+    start: string
+  }
+  return scripts.start.slice(scripts.start.lastIndexOf("exec node ") + "exec node ".length).split(" ")
 }
 
 /** Starts the server with these variables on top of a quiet, offline environment. */
@@ -48,7 +55,7 @@ export const startServer = (
   const child = spawn(
     process.execPath,
     options.script === undefined
-      ? [bundledServer()]
+      ? bundledServer()
       : ["--import", "tsx", "--conditions=@verbatim/source", options.script],
     {
       cwd: repositoryRoot,
