@@ -16,28 +16,16 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { loadavg, tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
-import { startArguments } from "./start-command.js"
+import { freeLocalPort, startArguments } from "./start-command.js"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
 const rounds = Number(process.env.BENCH_MEMORY_ROUNDS ?? "2")
 const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? "5")
 const databaseUrl = process.env.DATABASE_URL
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
 
 /** CPU seconds of the process and of the children it waited for (utime, stime, cutime, cstime). */
 const cpuSeconds = (pid: number): number => {
@@ -68,7 +56,7 @@ interface StartFigures {
 }
 
 const measureStart = async (label: string, env: Record<string, string>): Promise<StartFigures> => {
-  const port = await freePort()
+  const port = await freeLocalPort()
   const started = performance.now()
   const child = spawn(process.execPath, startArguments(root), {
     cwd: root,

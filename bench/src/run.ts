@@ -28,7 +28,6 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -36,7 +35,7 @@ import { Config, Console, Effect, Logger, LogLevel, Redacted } from "effect"
 import pg from "pg"
 import type { LoadResult, LoadSpec } from "./load.js"
 import { benchDatabase, ownedVideo, seedAccounts, seeding, seedOwned, seedSearchable } from "./seed.js"
-import { startArguments } from "./start-command.js"
+import { freeLocalPort, startArguments } from "./start-command.js"
 import { searchPage, searchParameters } from "./statements.js"
 import { commonWord, rareWord } from "./words.js"
 
@@ -69,18 +68,7 @@ const serverBundle = (): ReadonlyArray<string> => {
   return startArguments(root)
 }
 
-const freePort = Effect.promise(
-  () =>
-    new Promise<number>((resolve, reject) => {
-      const probe = createServer()
-      probe.once("error", reject)
-      probe.listen(0, "127.0.0.1", () => {
-        const address = probe.address()
-        const port = typeof address === "object" && address !== null ? address.port : 0
-        probe.close(() => resolve(port))
-      })
-    })
-)
+const freePort = Effect.promise(freeLocalPort)
 
 interface Started {
   readonly child: ChildProcess
