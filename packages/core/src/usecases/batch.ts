@@ -6,7 +6,8 @@
  *   parses every reference (one that names no video becomes a failed item at once), refuses with 402
  *   when the balance cannot cover the known caption cost (1 credit per distinct video not owned yet;
  *   speech recognition is priced when it starts), stores the batch and its items with their job ids
- *   assigned, offers every item to the `batch.item` lane and answers 202 at once.
+ *   assigned, offers its first `offerWindow` items to the `batch.item` lane and answers 202 at once
+ *   (no result yet); each item taken offers the one `offerWindow` positions on.
  * - runItem (a worker): takes the item with a lease, kept alive by a heartbeat while it runs, and
  *   runs the video's transcribe request as the item's job (the same use case as POST /transcribe, so captions, owned transcripts, quotes,
  *   refusals and speech recognition behave alike); speech recognition started by an item delivers no
@@ -15,6 +16,9 @@
  * - finish: once every item is done and no item's job is still processing, the batch becomes
  *   `completed` (every item succeeded), `failed` (none did) or `partial`, and its webhook delivery
  *   (the finished batch response, signed) is written to the outbox in the same transaction.
+ * - reconcile (every worker, every round): offers again the items whose lease expired and the items
+ *   never taken inside each batch's window (a lost offer strands nothing), and finishes batches
+ *   whose items all ended.
  * - get: 202 while processing (every item's result without transcript data, so a poll reads no
  *   transcript), 200 when finished (with the data); a finished batch is fetched at most 60 times in a
  *   24-hour window, then 429 with `Retry-After` until the window is over.
