@@ -24,7 +24,7 @@ import { type JobRecord, Jobs, type Settlement } from "../ports/jobs.js"
 import { type ChargeRequest, InsufficientCredits, Ledger } from "../ports/ledger.js"
 import { Secrets } from "../ports/secrets.js"
 import { Transactor } from "../ports/transactor.js"
-import { type TranscriptRecord, Transcripts } from "../ports/transcripts.js"
+import { type OwnedFilter, type TranscriptRecord, Transcripts } from "../ports/transcripts.js"
 import { WebhookDeliveries } from "../ports/webhook-deliveries.js"
 import { WorkQueue } from "../ports/work-queue.js"
 import { jobBody } from "./job-body.js"
@@ -113,6 +113,17 @@ export class JobLifecycle extends Context.Tag("@verbatim/core/JobLifecycle")<
       outcome: Outcome,
       at: DateTime.Utc
     ) => Effect.Effect<Finished, InsufficientCredits | PersistenceError>
+    /**
+     * Serves an owned transcript again (DESIGN decision 5): the account's newest transcript of the
+     * job's video matching `filter`, with `job` recorded as completed for 0 credits, as `record`
+     * with `Served` would record it; none, and nothing written, when the account owns none. Without
+     * a webhook this is one statement (the hot path of POST /transcribe).
+     */
+    readonly serveOwned: (
+      job: JobRecord,
+      filter: OwnedFilter,
+      at: DateTime.Utc
+    ) => Effect.Effect<Option.Option<TranscriptRecord>, PersistenceError>
     readonly settle: (
       job: JobRecord,
       owner: string,
@@ -330,6 +341,63 @@ export const JobLifecycleLive = Layer.effect(
     const settleAlone = (owner: string, item: Settling): Effect.Effect<Settled, PersistenceError> =>
       Effect.map(settleMany(owner, [item]), ([settled]) => settled ?? notSettled)
 
+    const record = (job: JobRecord, outcome: Outcome, at: DateTime.Utc) => {
+      const work = Effect.gen(function* () {
+        const { settlement, transcript, charge } = yield* apply(job, outcome, at)
+        yield* checked(Status.JobMachine.start(settlement.status))
+        const created = yield* jobs.insert({
+          ...job,
+          ...settlement,
+          startedAt: job.startedAt ?? at,
+          leaseOwner: null,
+          leaseExpiresAt: null
+        })
+        const delivery = yield* outbox(created, transcript, at)
+        if (charge !== null) yield* ledger.charge(charge.request, charge.amount)
+        return { finished: { job: created, transcript, credits: settlement.creditsUsed }, delivery }
+      })
+      // Serving an owned transcript or recording a failure writes one row and no delivery: no
+      // transaction is needed, and the hot path (owned transcripts served again) saves two round trips.
+      const single = outcome._tag !== "Completed" && job.webhookUrl === null
+      return (single ? work : tx.transaction(work)).pipe(
+        Effect.flatMap(({ finished, delivery }) => afterCommit(finished, delivery))
+      )
+    }
+
+    const serveOwned = (
+      job: JobRecord,
+      filter: OwnedFilter,
+      at: DateTime.Utc
+    ): Effect.Effect<Option.Option<TranscriptRecord>, PersistenceError> =>
+      job.webhookUrl !== null
+        ? // A delivery is written with the job: read, then record.
+          Effect.flatMap(transcripts.owned(job.accountId, job.videoId, filter), ([first]) =>
+            first === undefined
+              ? Effect.succeedNone
+              : record(job, { _tag: "Served", transcript: first }, at).pipe(
+                  // Serving charges nothing, so the balance cannot be short.
+                  Effect.catchTag("InsufficientCredits", Effect.die),
+                  Effect.as(Option.some(first))
+                )
+          )
+        : Effect.zipRight(
+            checked(Status.JobMachine.start("completed")),
+            // What `apply` settles for `Served`; the transcript's fields are the row's, in the statement.
+            jobs.insertServing(
+              {
+                ...job,
+                status: "completed",
+                error: null,
+                creditsUsed: 0,
+                startedAt: job.startedAt ?? at,
+                completedAt: at,
+                leaseOwner: null,
+                leaseExpiresAt: null
+              },
+              filter
+            )
+          )
+
     return JobLifecycle.of({
       create: <E>(job: JobRecord, within?: Effect.Effect<void, E>) =>
         Effect.gen(function* () {
@@ -345,28 +413,9 @@ export const JobLifecycleLive = Layer.effect(
           return created
         }),
 
-      record: (job, outcome, at) => {
-        const work = Effect.gen(function* () {
-          const { settlement, transcript, charge } = yield* apply(job, outcome, at)
-          yield* checked(Status.JobMachine.start(settlement.status))
-          const created = yield* jobs.insert({
-            ...job,
-            ...settlement,
-            startedAt: job.startedAt ?? at,
-            leaseOwner: null,
-            leaseExpiresAt: null
-          })
-          const delivery = yield* outbox(created, transcript, at)
-          if (charge !== null) yield* ledger.charge(charge.request, charge.amount)
-          return { finished: { job: created, transcript, credits: settlement.creditsUsed }, delivery }
-        })
-        // Serving an owned transcript or recording a failure writes one row and no delivery: no
-        // transaction is needed, and the hot path (owned transcripts served again) saves two round trips.
-        const single = outcome._tag !== "Completed" && job.webhookUrl === null
-        return (single ? work : tx.transaction(work)).pipe(
-          Effect.flatMap(({ finished, delivery }) => afterCommit(finished, delivery))
-        )
-      },
+      record,
+
+      serveOwned,
 
       settle: (job, owner, outcome, at) =>
         Effect.flatMap(settleMany(owner, [{ job, outcome, at }]), ([settled]) =>

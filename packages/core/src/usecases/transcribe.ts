@@ -25,7 +25,7 @@ import { type JobRecord, jobDefaults } from "../ports/jobs.js"
 import { Ledger } from "../ports/ledger.js"
 import { Secrets } from "../ports/secrets.js"
 import { SpeechToText } from "../ports/speech-to-text.js"
-import { type TranscriptRecord, Transcripts } from "../ports/transcripts.js"
+import type { OwnedFilter, TranscriptRecord } from "../ports/transcripts.js"
 import { Uploads } from "../ports/uploads.js"
 import { type VideoDetails, VideoPlatform } from "../ports/video-platform.js"
 import { AddressResolver } from "../ports/webhooks.js"
@@ -53,7 +53,6 @@ export interface TranscribeOptions {
 
 export const makeTranscribe = Effect.gen(function* () {
   const platform = yield* VideoPlatform
-  const transcripts = yield* Transcripts
   const lifecycle = yield* JobLifecycle
   const ledger = yield* Ledger
   const secrets = yield* Secrets
@@ -129,30 +128,29 @@ export const makeTranscribe = Effect.gen(function* () {
           alreadyChecked
         )
 
-      /** An owned transcript, served again for 0 credits (DESIGN decision 5). */
-      const serveOwned = (record: TranscriptRecord) =>
-        lifecycle.record(job({ status: "completed" }), { _tag: "Served", transcript: record }, now).pipe(
-          // Serving charges nothing, so the balance cannot be short.
-          Effect.catchTag("InsufficientCredits", Effect.die),
-          Effect.as(completed(record, 0))
+      /**
+       * The account's newest owned transcript matching the filter, served again for 0 credits with
+       * its job recorded (DESIGN decision 5); none when the account owns none.
+       */
+      const serveOwned = (filter: OwnedFilter) =>
+        Effect.map(
+          lifecycle.serveOwned(job({ status: "completed" }), filter, now),
+          Option.map((record) => completed(record, 0))
         )
 
       const serveCaptions = (videoId: Ids.VideoId, details: VideoDetails, track: Captions.CaptionTrack) =>
         Effect.gen(function* () {
-          const ownedTrack = transcripts.owned(account.id, resolved.videoId, {
-            language: track.language,
-            sourceKinds: [track.kind]
-          })
-          const first = (yield* ownedTrack)[0]
-          if (first !== undefined) return yield* serveOwned(first)
+          const ownedTrack = serveOwned({ language: track.language, sourceKinds: [track.kind] })
+          const served = yield* ownedTrack
+          if (Option.isSome(served)) return served.value
 
           const price = Pricing.captionCredits(false)
           const balance = yield* ledger.balance(account.id)
           if (balance < price) {
             // A concurrent request may have stored (and paid for) this transcript since the look
             // above: the balance it spent is then no reason to refuse, the transcript is owned.
-            const stored = (yield* ownedTrack)[0]
-            if (stored !== undefined) return yield* serveOwned(stored)
+            const stored = yield* ownedTrack
+            if (Option.isSome(stored)) return stored.value
             return yield* failWith(insufficientCredits(price, balance), details)
           }
 
@@ -213,12 +211,8 @@ export const makeTranscribe = Effect.gen(function* () {
 
       const withoutCaptions = (details: VideoDetails, step: "start_asr" | "requires_asr_confirmation") =>
         Effect.gen(function* () {
-          const ownedAsr = yield* transcripts.owned(account.id, resolved.videoId, {
-            language: request.language,
-            sourceKinds: ["asr"]
-          })
-          const first = ownedAsr[0]
-          if (first !== undefined) return yield* serveOwned(first)
+          const served = yield* serveOwned({ language: request.language, sourceKinds: ["asr"] })
+          if (Option.isSome(served)) return served.value
 
           const quote = Pricing.estimate({
             durationSeconds: details.durationSeconds,

@@ -17,6 +17,7 @@ import { prepared } from "../prepared.js"
 import { Int8, nullableJsonText, Timestamp, toDate, toNullableDate } from "./columns.js"
 import { operation } from "./failure.js"
 import { countOf, totalOf } from "./page.js"
+import { decodeRecordRows, ownedConditions, recordColumnList } from "./transcripts.js"
 
 /** A `jobs` row: the record, with its dates as the driver returns them. */
 export const JobRow = Schema.Struct({
@@ -259,6 +260,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
   })
 
   const decodeRows = Schema.decodeUnknown(Schema.Array(JobRow))
+  const servedColumns = sql.literal(recordColumnList)
   const decodeInserted = Schema.decodeUnknown(
     Schema.Array(Schema.Struct({ transcriptId: JobRecord.fields.transcriptId }))
   )
@@ -285,6 +287,33 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
         if (row === undefined) return yield* Effect.dieMessage("INSERT ... RETURNING gave no row")
         return { ...job, transcriptId: row.transcriptId }
       }).pipe(operation("Jobs.insert")),
+
+    insertServing: (job, filter) =>
+      Effect.gen(function* () {
+        const payload = yield* nullableJsonText(Api.FreeFormObject, job.payload)
+        // The insert runs once whether or not the outer SELECT reads it; it inserts nothing when
+        // no transcript was found. FOR KEY SHARE: a concurrent delete waits for the job's insert.
+        const rows = yield* sql`${prepared(sql)}WITH served AS (
+            SELECT ${servedColumns} FROM transcripts
+            WHERE ${ownedConditions(sql, job.accountId, job.videoId, filter)}
+            ORDER BY created_at DESC, id DESC LIMIT 1 FOR KEY SHARE
+          ), job AS (
+            INSERT INTO jobs (id, account_id, request_id, kind, video_id, video_title, language, source,
+              mode, status, error, credits_used, transcript_id, payload, webhook_url, attempts, lease_owner,
+              lease_expires_at, next_run_at, created_at, started_at, completed_at, updated_at)
+            SELECT ${job.id}, ${job.accountId}, ${job.requestId}, ${job.kind}, ${job.videoId},
+              served.video_title, served.language, served.source_kind, ${job.mode}, ${job.status},
+              ${job.error}, ${job.creditsUsed}, served.id, ${payload}::jsonb, ${job.webhookUrl},
+              ${job.attempts}, ${job.leaseOwner}, ${toNullableDate(job.leaseExpiresAt)},
+              ${toNullableDate(job.nextRunAt)}, ${toDate(job.createdAt)}, ${toNullableDate(job.startedAt)},
+              ${toNullableDate(job.completedAt)}, ${toDate(job.createdAt)}
+            FROM served
+            RETURNING id
+          )
+          SELECT served.* FROM served`
+        const [served] = yield* decodeRecordRows(rows)
+        return Option.fromNullable(served)
+      }).pipe(operation("Jobs.insertServing")),
 
     get: (accountId, id) => findOwned({ accountId, id }).pipe(operation("Jobs.get")),
 

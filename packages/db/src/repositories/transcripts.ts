@@ -19,7 +19,7 @@ import {
   Transcripts
 } from "@verbatim/core"
 import { Api, Ids, Language } from "@verbatim/domain"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Option, type ParseResult, Schema } from "effect"
 import { prepared } from "../prepared.js"
 import { StoredSegments, Timestamp } from "./columns.js"
 import { operation, StoreConflict } from "./failure.js"
@@ -55,6 +55,39 @@ const InsertRow = Schema.Struct({
   asrIntelligence: Schema.NullOr(Schema.parseJson(Api.AsrIntelligence)),
   createdAt: Timestamp
 })
+
+const summaryColumnList = `id, account_id, video_id, video_title, language, source_kind, status,
+    word_count, segment_count, duration_seconds, credits_used, created_at`
+
+/** Rows of `recordColumnList` as records. */
+export const decodeRecordRows: (
+  rows: unknown
+) => Effect.Effect<ReadonlyArray<TranscriptRecord>, ParseResult.ParseError> = Schema.decodeUnknown(
+  Schema.Array(RecordRow)
+)
+
+/** The columns of a `RecordRow`. */
+export const recordColumnList = `${summaryColumnList}, channel_id, text, segments, has_timestamps,
+    summary, mind_map, asr_intelligence`
+
+/**
+ * The account's succeeded transcripts of a video, narrowed by the filter's fields that are set,
+ * newest first (`owned`): the conditions of the `WHERE` clause.
+ */
+export const ownedConditions = (
+  sql: SqlClient.SqlClient,
+  accountId: string,
+  videoId: string,
+  filter: Omit<typeof OwnedRequest.Encoded, "accountId" | "videoId">
+): Statement.Fragment =>
+  sql.and([
+    sql`account_id = ${accountId}`,
+    sql`video_id = ${videoId}`,
+    sql`status = 'succeeded'`,
+    ...(filter.id === undefined ? [] : [sql`id = ${filter.id}`]),
+    ...(filter.language === undefined ? [] : [sql`language = ${filter.language}`]),
+    ...(filter.sourceKinds === undefined ? [] : [sql`source_kind = ANY(${filter.sourceKinds}::text[])`])
+  ])
 
 /** The account's transcripts of a video (`owned`), narrowed by the filter's fields that are set. */
 const OwnedRequest = Schema.Struct({
@@ -104,10 +137,8 @@ const storeAttempts = 3
 export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  const summaryColumns = `id, account_id, video_id, video_title, language, source_kind, status,
-    word_count, segment_count, duration_seconds, credits_used, created_at`
-  const recordColumns = sql.literal(`${summaryColumns}, channel_id, text, segments, has_timestamps,
-    summary, mind_map, asr_intelligence`)
+  const summaryColumns = summaryColumnList
+  const recordColumns = sql.literal(recordColumnList)
 
   const insert = SqlSchema.findOne({
     Request: InsertRow,
@@ -261,14 +292,7 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
     Result: RecordRow,
     execute: (filter) =>
       sql`${prepared(sql)}SELECT ${recordColumns} FROM transcripts
-        WHERE ${sql.and([
-          sql`account_id = ${filter.accountId}`,
-          sql`video_id = ${filter.videoId}`,
-          sql`status = 'succeeded'`,
-          ...(filter.id === undefined ? [] : [sql`id = ${filter.id}`]),
-          ...(filter.language === undefined ? [] : [sql`language = ${filter.language}`]),
-          ...(filter.sourceKinds === undefined ? [] : [sql`source_kind = ANY(${filter.sourceKinds}::text[])`])
-        ])}
+        WHERE ${ownedConditions(sql, filter.accountId, filter.videoId, filter)}
         ORDER BY created_at DESC, id DESC`
   })
 

@@ -14,6 +14,7 @@ import {
   fundedAccount,
   job,
   jobId,
+  language,
   newAccount,
   repositories,
   transcript,
@@ -60,6 +61,56 @@ describeEachDatabase(
         const duplicate = yield* jobs.insert(completed).pipe(Effect.flip)
         expect(duplicate).toMatchObject({ _tag: "PersistenceError", operation: "Jobs.insert" })
       }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect(
+      "serves the newest owned transcript matching the filter, recording the job in the same step",
+      () =>
+        Effect.gen(function* () {
+          const { jobs, transcripts } = yield* repositories
+          const account = yield* newAccount()
+          const other = yield* newAccount()
+          const older = transcript(account.id, { sourceKind: "auto", videoTitle: "Older" })
+          const newer = transcript(account.id, {
+            videoTitle: "Newer",
+            createdAt: at("2026-10-04T12:00:00.000Z")
+          })
+          const french = transcript(account.id, { language: language("fr"), videoTitle: "French" })
+          for (const record of [older, newer, french]) yield* transcripts.store(record)
+          // What the lifecycle sends: the job as served, before the transcript's fields are known.
+          const serving = job(account.id, { videoTitle: null, language: null, source: null, creditsUsed: 0 })
+
+          const served = yield* jobs.insertServing(serving, { language: language("en") })
+          expect(served).toEqual(Option.some(newer))
+          expect(yield* jobs.get(account.id, serving.id)).toEqual(
+            Option.some({
+              ...serving,
+              transcriptId: newer.id,
+              videoTitle: "Newer",
+              language: language("en"),
+              source: "manual"
+            })
+          )
+
+          const auto = job(account.id)
+          expect(
+            yield* jobs.insertServing(auto, { language: language("en"), sourceKinds: ["auto"] })
+          ).toEqual(Option.some(older))
+          expect((yield* jobs.get(account.id, auto.id)).pipe(Option.map((j) => j.transcriptId))).toEqual(
+            Option.some(older.id)
+          )
+
+          // Nothing owned (another account's, another language, another video): none, and no job.
+          for (const [owner, filter, videoId] of [
+            [other.id, {}, serving.videoId],
+            [account.id, { language: language("de") }, serving.videoId],
+            [account.id, {}, "otherVideo1"]
+          ] as const) {
+            const missing = job(owner, { videoId })
+            expect(yield* jobs.insertServing(missing, filter)).toEqual(Option.none())
+            expect(yield* jobs.get(owner, missing.id)).toEqual(Option.none())
+          }
+        }).pipe(Effect.provide(RepositoriesLive))
     )
 
     it.effect("lists an account's jobs newest first, by status, in pages with a correct total", () =>

@@ -28,7 +28,7 @@ import {
   WorkQueue,
   webhookLane
 } from "@verbatim/core"
-import { Api, type Ids, Status } from "@verbatim/domain"
+import { Api, type Ids, Language, Status } from "@verbatim/domain"
 import { Cause, DateTime, Effect, Either, Exit, Option, Schema } from "effect"
 import {
   books,
@@ -214,6 +214,45 @@ layer(useCasesLayer(), suiteOptions)("JobLifecycle on the production wiring", (i
         const { balance, charges } = yield* expectBalancedBooks(account)
         expect([balance, charges.length]).toEqual([5, 0])
       })
+    )
+
+    it.effect(
+      "serveOwned records the job serving the owned transcript for 0 credits; none when none is owned",
+      () =>
+        Effect.gen(function* () {
+          const lifecycle = yield* JobLifecycle
+          const account = yield* createAccount({ credits: 5 })
+          const { record: kept } = yield* (yield* Transcripts).store(transcriptRecord(account))
+          const now = yield* DateTime.now
+          const plain = jobRecord(account, { id: uuid<Ids.JobId>(), status: "completed", creditsUsed: 3 })
+          expect(yield* lifecycle.serveOwned(plain, { sourceKinds: [kept.sourceKind] }, now)).toEqual(
+            Option.some(kept)
+          )
+          expect(yield* findJob(plain.id)).toMatchObject({
+            status: "completed",
+            creditsUsed: 0,
+            error: null,
+            transcriptId: kept.id,
+            videoTitle: kept.videoTitle,
+            language: kept.language,
+            source: kept.sourceKind
+          })
+          expect(yield* (yield* WebhookDeliveries).ofJob(plain.id)).toEqual([])
+          // With a webhook, the job's delivery is written with it.
+          const hooked = jobRecord(account, { id: uuid<Ids.JobId>(), status: "completed", webhookUrl: hook })
+          expect(yield* lifecycle.serveOwned(hooked, {}, now)).toEqual(Option.some(kept))
+          const job = yield* findJob(hooked.id)
+          if (job === undefined) return expect.unreachable("the hooked job was not recorded")
+          yield* expectOneDelivery(account, { job, transcript: kept, credits: 0 })
+          // Nothing owned in French (the transcript is English): none, and no job.
+          const missing = jobRecord(account, { id: uuid<Ids.JobId>(), status: "completed" })
+          expect(
+            yield* lifecycle.serveOwned(missing, { language: Language.LanguageCode.make("fr") }, now)
+          ).toEqual(Option.none())
+          expect(yield* findJob(missing.id)).toBeUndefined()
+          const { balance, charges } = yield* expectBalancedBooks(account)
+          expect([balance, charges.length]).toEqual([5, 0])
+        })
     )
 
     it.effect("a charge the balance cannot cover fails InsufficientCredits and writes nothing", () =>
