@@ -47,6 +47,20 @@ const bundled = (path) =>
 const externals = {
   name: "externals",
   setup(bundle) {
+    // A bundled package module that the code imports only with `import()` (the API reference page)
+    // is bundled as a module of its own: the same file reached through a barrel (`@effect/platform`
+    // re-exports every module) would otherwise put it in the code loaded at start.
+    bundle.onResolve({ filter: /^@effect\// }, async (args) => {
+      if (args.kind !== "dynamic-import" || args.pluginData === "resolving") return undefined
+      const resolved = await bundle.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: "resolving"
+      })
+      if (resolved.errors.length > 0) return { errors: resolved.errors }
+      return { path: resolved.path, suffix: "?import" }
+    })
     bundle.onResolve({ filter: /^[^./]/ }, async (args) => {
       if (bundled(args.path) || args.pluginData === "resolving") return undefined
       if (args.path.startsWith("node:")) return { path: args.path, external: true }

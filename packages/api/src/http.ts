@@ -7,7 +7,6 @@
 import {
   Headers,
   HttpApiBuilder,
-  HttpApiScalar,
   type HttpApp,
   HttpIncomingMessage,
   HttpMethod,
@@ -18,6 +17,7 @@ import type { Errors } from "@verbatim/domain"
 import { Cause, Effect, Layer, Option } from "effect"
 import { VerbatimApi } from "./api.js"
 import { basePath } from "./base.js"
+import { lazyScalarLayer } from "./docs-page.js"
 import { errorResponse } from "./errors.js"
 import {
   answerFor,
@@ -142,7 +142,7 @@ export const scalarOffline = {
 /** The routes beside the contract's: the OpenAPI document and the reference page. */
 export const DocsLive = Layer.mergeAll(
   HttpApiBuilder.middlewareOpenApi({ path: openApiPath }),
-  HttpApiScalar.layer({ path: docsPath, scalar: scalarOffline }),
+  lazyScalarLayer({ path: docsPath, scalar: scalarOffline }),
   // The GPT Actions document at /api/v2/gpt/openapi.json (`gpt.ts`).
   GptOpenApiRoute,
   // OAuth for hosted assistants, where the server provides core's OAuthServer (`oauth.ts`).
