@@ -6,9 +6,9 @@
 import { type Api, Asr, type Errors, type Ids, Mode, Reference } from "@verbatim/domain"
 import { Effect, Either } from "effect"
 import type { Account } from "../ports/accounts.js"
-import type { AddressResolver } from "../ports/webhooks.js"
+import { AddressResolver } from "../ports/webhooks.js"
 import { fromAsrOptionsError, fromModeError, fromReferenceError } from "./failures.js"
-import { checkWebhookUrl, WebhookAllowList } from "./webhook-url.js"
+import { checkWebhookUrl, type WebhookAllowList } from "./webhook-url.js"
 
 export interface ResolvedRequest {
   readonly mode: Mode.ResolvedMode
@@ -23,10 +23,20 @@ export interface ResolvedRequest {
   readonly step: (hasUsableCaptions: boolean) => Mode.TranscriptionStep
 }
 
+/**
+ * What checks a webhook's addresses, passed in rather than provided: providing services per request
+ * copies and compares the fiber's whole context, on the hot path of every transcribe request.
+ */
+export interface WebhookChecks {
+  readonly resolver: AddressResolver["Type"]
+  readonly allowList: WebhookAllowList["Type"]
+}
+
 export const resolveRequest = (
   account: Account,
-  request: Api.TranscribeRequest
-): Effect.Effect<ResolvedRequest, Errors.ApiError, AddressResolver | WebhookAllowList> =>
+  request: Api.TranscribeRequest,
+  webhooks: WebhookChecks
+): Effect.Effect<ResolvedRequest, Errors.ApiError> =>
   Effect.gen(function* () {
     const mode = yield* Either.mapLeft(
       Mode.resolveMode(
@@ -44,7 +54,11 @@ export const resolveRequest = (
     )
     const asr = yield* Either.mapLeft(Asr.normalise(request.asr_options), fromAsrOptionsError)
     // A webhook that will be used must not reach a private address (DESIGN decision 6).
-    if (mode.webhookUrl !== undefined) yield* checkWebhookUrl(mode.webhookUrl, yield* WebhookAllowList)
+    if (mode.webhookUrl !== undefined) {
+      yield* checkWebhookUrl(mode.webhookUrl, webhooks.allowList).pipe(
+        Effect.provideService(AddressResolver, webhooks.resolver)
+      )
+    }
     const target: ResolvedRequest["target"] =
       mode.input === "upload"
         ? { _tag: "upload", id: request.upload_id ?? "" }

@@ -56,17 +56,13 @@ export const makeTranscribe = Effect.gen(function* () {
   const lifecycle = yield* JobLifecycle
   const ledger = yield* Ledger
   const secrets = yield* Secrets
-  const resolver = yield* AddressResolver
-  const allowList = yield* WebhookAllowList
+  const webhookChecks = { resolver: yield* AddressResolver, allowList: yield* WebhookAllowList }
   const stt = yield* SpeechToText
   const uploads = yield* Uploads
 
   return (account: Account, request: Api.TranscribeRequest, options: TranscribeOptions = {}) =>
     Effect.gen(function* () {
-      const resolved = yield* resolveRequest(account, request).pipe(
-        Effect.provideService(AddressResolver, resolver),
-        Effect.provideService(WebhookAllowList, allowList)
-      )
+      const resolved = yield* resolveRequest(account, request, webhookChecks)
       const now = yield* DateTime.now
       const requestId = options.requestId ?? ((yield* secrets.uuid) as Ids.RequestId)
       const jobId = options.jobId ?? ((yield* secrets.uuid) as Ids.JobId)
