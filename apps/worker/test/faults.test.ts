@@ -10,8 +10,8 @@ import { join } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import {
-  type Account,
   AccountAdmin,
+  type AccountWithBalance,
   Batches,
   BatchWork,
   JobLifecycle,
@@ -25,7 +25,7 @@ import { eventually, type TestJobInput, testJob } from "@verbatim/runtime"
 import { Effect, Option, Schema } from "effect"
 import { exitOf, fleetAvailable, flushPrefix, freePort, scriptCommand, startApp, withFleet } from "./fleet.js"
 
-const newAccount = (credits: number, plan: Account["plan"] = "pro") =>
+const newAccount = (credits: number, plan: AccountWithBalance["plan"] = "pro") =>
   Effect.flatMap(AccountAdmin, (admin) =>
     admin.createAccount({ name: `faults ${Math.random()}`, plan, credits }).pipe(Effect.orDie)
   )
@@ -56,7 +56,11 @@ const allFinished = (created: ReadonlyArray<JobRecord>, timeoutMs = 90_000) =>
   )
 
 /** Each job completed and charged exactly `credits`, once; the balance equals the ledger. */
-const expectChargedOnce = (account: Account, finished: ReadonlyArray<JobRecord>, credits: number) =>
+const expectChargedOnce = (
+  account: AccountWithBalance,
+  finished: ReadonlyArray<JobRecord>,
+  credits: number
+) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
     expect(finished.map((job) => job.status)).toEqual(finished.map(() => "completed"))

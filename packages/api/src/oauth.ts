@@ -19,7 +19,7 @@
  */
 import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
-  type Account,
+  type AccountWithBalance,
   type AuthorizationRequest,
   type CheckedAuthorization,
   OAuthError,
@@ -196,7 +196,7 @@ ${problem === undefined ? "" : `<p class="error" id="error" role="alert">${escap
 const consentPage = (
   request: AuthorizationRequest,
   checked: CheckedAuthorization,
-  account: Account,
+  account: AccountWithBalance,
   apiKey: string
 ) =>
   page(

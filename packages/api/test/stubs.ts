@@ -46,7 +46,6 @@ export const account: Account = {
   id: "6f1c7a0e-1111-4a4a-8a8a-000000000001" as Ids.AccountId,
   name: "stub",
   plan: "pro",
-  credits: 42,
   defaultMode: "captions_only",
   onboardingCompleted: true,
   createdAt
@@ -90,7 +89,7 @@ const BalanceStub = Layer.succeed(Balance, {
   credits: (who) =>
     Effect.succeed(
       new Api.CreditsResponse({
-        credits: who.credits,
+        credits: 42,
         plan: who.plan,
         thumbnail_credits: 0,
         onboarding_completed: who.onboardingCompleted

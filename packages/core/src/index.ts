@@ -1,5 +1,6 @@
 export * from "./boundary.js"
 export * from "./errors.js"
+export * from "./ports/account-changes.js"
 export * from "./ports/accounts.js"
 export * from "./ports/batches.js"
 export * from "./ports/blob-store.js"

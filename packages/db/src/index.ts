@@ -3,6 +3,7 @@
  * Verbatim's schema as migrations, the repositories implementing core's store ports, and helpers to
  * read PostgreSQL errors. Repositories depend on `SqlClient` only.
  */
+export * as AccountChangesSql from "./account-changes.js"
 export * from "./client.js"
 export * from "./migrations/index.js"
 export * as Migrator from "./migrator.js"

@@ -5,6 +5,7 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type {
+  AccountChanges,
   Accounts,
   Batches,
   Collections,
@@ -19,6 +20,7 @@ import type {
   WebhookDeliveries
 } from "@verbatim/core"
 import { type ConfigError, Layer } from "effect"
+import * as AccountChangesSql from "./account-changes.js"
 import { DatabaseLive } from "./client.js"
 import { migrations } from "./migrations/index.js"
 import * as Migrator from "./migrator.js"
@@ -38,6 +40,7 @@ import * as TransactorSql from "./transactor.js"
 /** The ports the repositories provide. */
 export type Repositories =
   | Accounts
+  | AccountChanges
   | Ledger
   | Jobs
   | Transcripts
@@ -51,7 +54,11 @@ export type Repositories =
   | ThemesStore
 
 /** The repositories over the `SqlClient` in context (which must hold the migrated schema). */
-export const RepositoriesLive: Layer.Layer<Repositories, never, SqlClient.SqlClient> = Layer.mergeAll(
+export const RepositoriesLive: Layer.Layer<
+  Exclude<Repositories, AccountChanges>,
+  never,
+  SqlClient.SqlClient
+> = Layer.mergeAll(
   AccountsSql.layer,
   LedgerSql.layer,
   JobsSql.layer,
@@ -70,11 +77,14 @@ export const RepositoriesLive: Layer.Layer<Repositories, never, SqlClient.SqlCli
 export const MigrationsLive: Layer.Layer<never, Migrator.MigrationError | SqlError, SqlClient.SqlClient> =
   Migrator.layer(migrations)
 
-/** The repositories on a given database, migrated first; the `SqlClient` is provided too. */
+/**
+ * The repositories and the news of account changes on a given database, migrated first; the
+ * `SqlClient` is provided too.
+ */
 export const persistenceLayer = <E>(
   database: Layer.Layer<SqlClient.SqlClient, E>
 ): Layer.Layer<Repositories | SqlClient.SqlClient, E | Migrator.MigrationError | SqlError> =>
-  RepositoriesLive.pipe(
+  Layer.merge(RepositoriesLive, AccountChangesSql.layer).pipe(
     Layer.provideMerge(Layer.merge(database, MigrationsLive.pipe(Layer.provide(database))))
   )
 

@@ -47,6 +47,14 @@ export interface PgliteClient extends SqlClient.SqlClient {
   readonly json: (value: unknown) => Statement.Fragment
   /** Payloads sent with NOTIFY (or `pg_notify`) on a channel, while the stream runs. */
   readonly listen: (channel: string) => Stream.Stream<string, SqlError>
+  /**
+   * Calls `f` with each payload sent on a channel while the scope lasts, as soon as it arrives
+   * (before the statement that sent it returns, when it was sent from this process).
+   */
+  readonly onNotify: (
+    channel: string,
+    f: (payload: string) => void
+  ) => Effect.Effect<void, SqlError, Scope.Scope>
   /** `SELECT pg_notify(channel, payload)`. */
   readonly notify: (channel: string, payload: string) => Effect.Effect<void, SqlError>
 }
@@ -260,18 +268,21 @@ export const make = (
       transformRows
     })
 
-    const listen = (channel: string): Stream.Stream<string, SqlError> =>
-      Stream.asyncPush<string, SqlError>((emit) =>
+    const onNotify = (channel: string, f: (payload: string) => void) =>
+      Effect.asVoid(
         Effect.acquireRelease(
           locked(
             Effect.tryPromise({
-              try: () => db.listen(channel, (payload) => emit.single(payload)),
+              try: () => db.listen(channel, f),
               catch: (cause) => new SqlError({ cause, message: `Failed to listen: ${errorMessage(cause)}` })
             })
           ),
           (unlisten) => Effect.ignore(locked(Effect.tryPromise(() => unlisten())))
         )
       )
+
+    const listen = (channel: string): Stream.Stream<string, SqlError> =>
+      Stream.asyncPush<string, SqlError>((emit) => onNotify(channel, (payload) => emit.single(payload)))
 
     const notify = (channel: string, payload: string) =>
       Effect.asVoid(shared.execute("SELECT pg_notify($1, $2)", [channel, payload], undefined))
@@ -281,6 +292,7 @@ export const make = (
       config,
       json: (value: unknown) => PgJson(value),
       listen,
+      onNotify,
       notify
     } as const)
   })

@@ -1,10 +1,10 @@
 /** What the admin command prints: a readable line per result, or JSON (`--json`) in the API's snake_case. */
-import type { Account, ApiKey, IssuedKey } from "@verbatim/core"
+import type { AccountWithBalance, ApiKey, IssuedKey } from "@verbatim/core"
 import { DateTime } from "effect"
 
 const iso = (at: DateTime.Utc): string => DateTime.formatIso(at)
 
-export const accountJson = (account: Account) => ({
+export const accountJson = (account: AccountWithBalance) => ({
   id: account.id,
   name: account.name,
   plan: account.plan,
@@ -24,7 +24,7 @@ export const keyJson = (key: ApiKey) => ({
 
 export const issuedJson = (issued: IssuedKey) => ({ key: issued.key, ...keyJson(issued.record) })
 
-export const accountLine = (account: Account): string =>
+export const accountLine = (account: AccountWithBalance): string =>
   `${account.id}  ${account.plan.padEnd(8)}  ${String(account.credits).padStart(8)} credits  ${account.defaultMode.padEnd(19)}  ${account.name}`
 
 export const keyLine = (key: ApiKey): string =>

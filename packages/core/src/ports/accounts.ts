@@ -3,19 +3,29 @@ import { Credits, Ids, Mode, Plan } from "@verbatim/domain"
 import { Context, type DateTime, type Effect, type Option, type Redacted, Schema } from "effect"
 import type { PersistenceError } from "../errors.js"
 
-/** An account: the row, what tools show and what use cases read, in one schema (dates as ISO text). */
+/**
+ * An account as a request acts for it (`CurrentAccount`). It holds no balance: whoever needs one
+ * asks the ledger, so an account kept between requests (the key cache of `Access`) never answers a
+ * stale balance.
+ */
 export const Account = Schema.Struct({
   id: Ids.AccountId,
   name: Schema.String,
   plan: Plan.Plan,
-  /** The balance; always equal to the sum of the account's ledger entries. */
-  credits: Credits.Credits,
   /** The mode applied when a request names neither `mode` nor the legacy fields. */
   defaultMode: Mode.Mode,
   onboardingCompleted: Schema.Boolean,
   createdAt: Schema.DateTimeUtc
 })
 export interface Account extends Schema.Schema.Type<typeof Account> {}
+
+/** An account and its balance: the row, what tools show, in one schema (dates as ISO text). */
+export const AccountWithBalance = Schema.Struct({
+  ...Account.fields,
+  /** The balance; always equal to the sum of the account's ledger entries. */
+  credits: Credits.Credits
+})
+export interface AccountWithBalance extends Schema.Schema.Type<typeof AccountWithBalance> {}
 
 export interface NewAccount {
   readonly id: Ids.AccountId
@@ -46,14 +56,14 @@ export class Accounts extends Context.Tag("@verbatim/core/Accounts")<
   Accounts,
   {
     /** Creates an account with a zero balance (credits are granted through the ledger). */
-    readonly create: (account: NewAccount) => Effect.Effect<Account, PersistenceError>
-    readonly get: (id: Ids.AccountId) => Effect.Effect<Option.Option<Account>, PersistenceError>
-    readonly list: Effect.Effect<ReadonlyArray<Account>, PersistenceError>
+    readonly create: (account: NewAccount) => Effect.Effect<AccountWithBalance, PersistenceError>
+    readonly get: (id: Ids.AccountId) => Effect.Effect<Option.Option<AccountWithBalance>, PersistenceError>
+    readonly list: Effect.Effect<ReadonlyArray<AccountWithBalance>, PersistenceError>
     readonly setPlan: (
       id: Ids.AccountId,
       plan: Plan.Plan
-    ) => Effect.Effect<Option.Option<Account>, PersistenceError>
-    /** The account owning an active (not revoked) key with this hash. */
+    ) => Effect.Effect<Option.Option<AccountWithBalance>, PersistenceError>
+    /** The account (without its balance) owning an active (not revoked) key with this hash. */
     readonly findByKeyHash: (hash: string) => Effect.Effect<Option.Option<Account>, PersistenceError>
     readonly addKey: (key: NewApiKey) => Effect.Effect<ApiKey, PersistenceError>
     readonly listKeys: (accountId: Ids.AccountId) => Effect.Effect<ReadonlyArray<ApiKey>, PersistenceError>

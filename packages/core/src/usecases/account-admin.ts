@@ -2,9 +2,11 @@
  * Accounts, keys and grants, as the admin command and the development seed use them.
  * A new account's credits are a ledger grant, so its balance equals its ledger from the start.
  * A key is shown once: only its hash and a short prefix are stored.
+ * A key revoked or a plan changed is reported to `AccountChanges`, so this process applies it at once.
  */
 import { type Ids, Mode } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option } from "effect"
+import { AccountChanges } from "../ports/account-changes.js"
 import { Accounts } from "../ports/accounts.js"
 import { Ledger } from "../ports/ledger.js"
 import { Secrets } from "../ports/secrets.js"
@@ -22,6 +24,7 @@ export const AccountAdminLive = Layer.effect(
     const ledger = yield* Ledger
     const secrets = yield* Secrets
     const tx = yield* Transactor
+    const changes = yield* AccountChanges
 
     const getAccount = (id: Ids.AccountId) =>
       accounts.get(id).pipe(
@@ -64,6 +67,7 @@ export const AccountAdminLive = Layer.effect(
       getAccount,
       setPlan: (id, plan) =>
         accounts.setPlan(id, plan).pipe(
+          Effect.zipLeft(changes.changed),
           Effect.flatMap(
             Option.match({
               onNone: () => Effect.fail(notFound(`account ${id}`, { account_id: id })),
@@ -88,6 +92,7 @@ export const AccountAdminLive = Layer.effect(
       revokeKey: (keyId) =>
         Effect.gen(function* () {
           const revoked = yield* accounts.revokeKey(keyId, yield* DateTime.now)
+          yield* changes.changed
           if (!revoked) return yield* notFound(`active API key ${keyId}`, { key_id: keyId })
         }),
       grantCredits: (accountId, amount, reason, key) =>

@@ -1,6 +1,6 @@
 /** Every use case, over the ports. */
 import { Layer } from "effect"
-import { AccessLive } from "./access.js"
+import { AccessLive, keyCacheCapacity, keyCacheTtl } from "./access.js"
 import { AccountAdminLive } from "./account-admin.js"
 import { BalanceLive } from "./balance.js"
 import { BatchWorkLive } from "./batch.js"
@@ -30,6 +30,8 @@ export {
   AccountAdminLive,
   BalanceLive,
   JobQueriesLive,
+  keyCacheCapacity,
+  keyCacheTtl,
   StoredTranscriptsLive,
   TranscribeLive,
   TranslateLive

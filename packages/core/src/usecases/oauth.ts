@@ -19,7 +19,7 @@
 import { Errors, type Ids } from "@verbatim/domain"
 import { Context, Data, DateTime, Duration, Effect, Layer, Option } from "effect"
 import type { PersistenceError } from "../errors.js"
-import type { Account } from "../ports/accounts.js"
+import type { Account, AccountWithBalance } from "../ports/accounts.js"
 import { Accounts } from "../ports/accounts.js"
 import { ServiceUrl } from "../ports/batches.js"
 import { type OAuthClientRecord, OAuthStore, type OAuthTokenRecord, PkceHash } from "../ports/oauth.js"
@@ -139,8 +139,8 @@ export interface OAuthServerService {
     CheckedAuthorization,
     { readonly redirect: boolean; readonly error: OAuthError } | PersistenceError
   >
-  /** The account behind an API key typed on the consent page. */
-  readonly signIn: (apiKey: string) => Effect.Effect<Account, Errors.ApiError | PersistenceError>
+  /** The account behind an API key typed on the consent page, with its balance now. */
+  readonly signIn: (apiKey: string) => Effect.Effect<AccountWithBalance, Errors.ApiError | PersistenceError>
   /** Issues a code for the account: the redirect URI with `code` and `state`. */
   readonly approve: (
     account: Account,
@@ -471,7 +471,19 @@ export const OAuthServerLive = Layer.effect(
     return OAuthServer.of({
       register,
       checkAuthorization,
-      signIn: (key) => access.authenticate(key),
+      signIn: (key) =>
+        access.authenticate(key).pipe(
+          Effect.flatMap((account) => accounts.get(account.id)),
+          Effect.flatMap(
+            Option.match({
+              onNone: () =>
+                Effect.fail(
+                  Errors.apiError("invalid_api_key", "Missing or invalid API key: its account is gone")
+                ),
+              onSome: Effect.succeed
+            })
+          )
+        ),
       approve,
       token,
       revoke,

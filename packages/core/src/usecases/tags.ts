@@ -9,7 +9,7 @@
 import type { Api, Credits, Errors, Ids, Mode, Plan, Transcript } from "@verbatim/domain"
 import { Context, type DateTime, type Effect, type Redacted } from "effect"
 import type { PersistenceError } from "../errors.js"
-import type { Account, ApiKey } from "../ports/accounts.js"
+import type { Account, AccountWithBalance, ApiKey } from "../ports/accounts.js"
 import type { SignedPut } from "../ports/blob-store.js"
 import type { RateVerdict } from "../ports/rate-limiter.js"
 import type { TranscriptRecord } from "../ports/transcripts.js"
@@ -40,10 +40,10 @@ export interface IssuedKey {
 export class AccountAdmin extends Context.Tag("@verbatim/core/AccountAdmin")<
   AccountAdmin,
   {
-    readonly createAccount: (input: NewAccountInput) => Fails<Account>
-    readonly listAccounts: Fails<ReadonlyArray<Account>>
-    readonly getAccount: (id: Ids.AccountId) => Fails<Account>
-    readonly setPlan: (id: Ids.AccountId, plan: Plan.Plan) => Fails<Account>
+    readonly createAccount: (input: NewAccountInput) => Fails<AccountWithBalance>
+    readonly listAccounts: Fails<ReadonlyArray<AccountWithBalance>>
+    readonly getAccount: (id: Ids.AccountId) => Fails<AccountWithBalance>
+    readonly setPlan: (id: Ids.AccountId, plan: Plan.Plan) => Fails<AccountWithBalance>
     readonly issueKey: (accountId: Ids.AccountId) => Fails<IssuedKey>
     readonly listKeys: (accountId: Ids.AccountId) => Fails<ReadonlyArray<ApiKey>>
     readonly revokeKey: (keyId: string) => Fails<void>
@@ -53,7 +53,7 @@ export class AccountAdmin extends Context.Tag("@verbatim/core/AccountAdmin")<
       amount: Credits.Credits,
       reason: string,
       key?: string
-    ) => Fails<Account>
+    ) => Fails<AccountWithBalance>
     /**
      * The account's webhook signing secret (Standard Webhooks, `whsec_…`), created on first use;
      * `rotate` replaces it (deliveries from then on are signed with the new one).

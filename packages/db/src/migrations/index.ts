@@ -12,6 +12,7 @@ import { oauth } from "./0009_oauth.js"
 import { collections } from "./0010_collections.js"
 import { batchItemVideos } from "./0011_batch_item_videos.js"
 import { themes } from "./0012_themes.js"
+import { accountChanges } from "./0013_account_changes.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
@@ -25,5 +26,6 @@ export const migrations: Migrations = {
   "0009_oauth": oauth,
   "0010_collections": collections,
   "0011_batch_item_videos": batchItemVideos,
-  "0012_themes": themes
+  "0012_themes": themes,
+  "0013_account_changes": accountChanges
 }

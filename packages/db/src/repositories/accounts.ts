@@ -5,18 +5,21 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { Account, Accounts } from "@verbatim/core"
+import { Account, Accounts, AccountWithBalance } from "@verbatim/core"
 import { Credits, Ids } from "@verbatim/domain"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Int8As, Timestamp, toDate } from "./columns.js"
 import { operation } from "./failure.js"
 
-/** An `accounts` row: the core's `Account`, with the balance as int8 text and the date as the driver gives it. */
+/** An `accounts` row: the core's `AccountWithBalance`, with the balance as int8 text and the date as the driver gives it. */
 export const AccountRow = Schema.Struct({
-  ...Account.fields,
+  ...AccountWithBalance.fields,
   credits: Int8As(Credits.Credits),
   createdAt: Timestamp
 })
+
+/** The account of a key: the row without its balance (`Access` may keep it for a few seconds). */
+const KeyAccountRow = Schema.Struct({ ...Account.fields, createdAt: Timestamp })
 
 const SecretRow = Schema.Struct({ webhookSecret: Schema.Redacted(Schema.String) })
 
@@ -59,9 +62,9 @@ export const make: Effect.Effect<Accounts["Type"], never, SqlClient.SqlClient> =
 
   const accountByKeyHash = SqlSchema.findOne({
     Request: Schema.String,
-    Result: AccountRow,
+    Result: KeyAccountRow,
     execute: (hash) =>
-      sql`SELECT a.id, a.name, a.plan, a.credits, a.default_mode, a.onboarding_completed, a.created_at
+      sql`SELECT a.id, a.name, a.plan, a.default_mode, a.onboarding_completed, a.created_at
         FROM api_keys k JOIN accounts a ON a.id = k.account_id
         WHERE k.hash = ${hash} AND k.revoked_at IS NULL`
   })

@@ -96,7 +96,9 @@ describeEachDatabase(
           prefix: "vb_live_cd",
           createdAt: at("2026-10-02T12:00:00Z")
         })
-        expect(yield* accounts.findByKeyHash(hash)).toEqual(Option.some(account))
+        // The account of a key comes without its balance (the ledger answers that).
+        const { credits: _balance, ...withoutBalance } = account
+        expect(yield* accounts.findByKeyHash(hash)).toEqual(Option.some(withoutBalance))
         expect(yield* accounts.findByKeyHash("unknown")).toEqual(Option.none())
         expect(yield* accounts.listKeys(account.id)).toEqual([key, second])
 

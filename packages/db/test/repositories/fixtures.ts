@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto"
 import {
-  type Account,
+  type AccountWithBalance,
   Accounts,
   type JobRecord,
   Jobs,
@@ -38,7 +38,7 @@ export const jobId = (): Ids.JobId => Ids.JobId.make(randomUUID())
 export const language = (code: string): Language.LanguageCode => Language.LanguageCode.make(code)
 
 /** A new account on the free plan with a zero balance. */
-export const newAccount = (name = "Ada"): Effect.Effect<Account, unknown, Accounts> =>
+export const newAccount = (name = "Ada"): Effect.Effect<AccountWithBalance, unknown, Accounts> =>
   Effect.flatMap(Accounts, (accounts) =>
     accounts.create({
       id: accountId(),
@@ -50,7 +50,7 @@ export const newAccount = (name = "Ada"): Effect.Effect<Account, unknown, Accoun
   )
 
 /** A new account holding `credits`. */
-export const fundedAccount = (credits: number): Effect.Effect<Account, unknown, Accounts | Ledger> =>
+export const fundedAccount = (credits: number): Effect.Effect<AccountWithBalance, unknown, Accounts | Ledger> =>
   Effect.gen(function* () {
     const account = yield* newAccount()
     const ledger = yield* Ledger

@@ -4,10 +4,12 @@
  * (401). `takeRequest` takes from the account's bucket, sized by its plan (DESIGN decision 10):
  * one second of the plan's rate and at least 2 requests, shared by all the account's keys.
  */
+
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
-import { Access, AccountAdmin } from "@verbatim/core"
+import { Access, AccountAdmin, AccountChanges } from "@verbatim/core"
 import { Plan } from "@verbatim/domain"
-import { Effect, FastCheck as fc } from "effect"
+import { Effect, Equal, FastCheck as fc, Option } from "effect"
 import { accountWithKey, createAccount, expectApiError, suiteOptions, useCasesLayer } from "./support.js"
 
 /** Another character in place of the key's last one. */
@@ -74,6 +76,60 @@ layer(useCasesLayer(), suiteOptions)("Access on the production wiring", (it) => 
         yield* admin.revokeKey(record.id)
         yield* expectApiError(access.authenticate(key), "invalid_api_key")
         expect((yield* access.authenticate(other.key)).id).toBe(account.id)
+      })
+    )
+
+    // The accounts of recent keys are kept (`keyCacheTtl`); the database's triggers report every
+    // change, whoever makes it (here plain SQL, as another process or tool would). Such a change
+    // applies as soon as its notification arrives: the test waits for it (on PGlite it is there when
+    // the statement returns), never for the cache to expire.
+    it.effect(
+      "a key revoked, an account deleted or a plan changed by another writer applies once reported",
+      () =>
+        Effect.gen(function* () {
+          const access = yield* Access
+          const sql = yield* SqlClient.SqlClient
+          const changes = yield* AccountChanges
+          const reported = <A, E, R>(change: Effect.Effect<A, E, R>) =>
+            Effect.gen(function* () {
+              const before = yield* changes.version
+              expect(Option.isSome(before)).toBe(true)
+              yield* change
+              for (
+                let i = 0;
+                i < 500 && Option.getEquivalence(Equal.equals)(yield* changes.version, before);
+                i++
+              )
+                yield* Effect.sleep("10 millis")
+              expect(yield* changes.version).not.toEqual(before)
+            })
+          // The listening connection opens in the background as the wiring starts.
+          for (let i = 0; i < 500 && Option.isNone(yield* changes.version); i++)
+            yield* Effect.sleep("10 millis")
+          const revoked = yield* accountWithKey({ plan: "free" })
+          const deleted = yield* accountWithKey()
+          const upgraded = yield* accountWithKey({ plan: "free" })
+          for (const { key } of [revoked, deleted, upgraded]) {
+            yield* access.authenticate(key)
+            yield* access.authenticate(key)
+          }
+          yield* reported(sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${revoked.record.id}`)
+          yield* expectApiError(access.authenticate(revoked.key), "invalid_api_key")
+          yield* reported(sql`DELETE FROM accounts WHERE id = ${deleted.account.id}`)
+          yield* expectApiError(access.authenticate(deleted.key), "invalid_api_key")
+          yield* reported(sql`UPDATE accounts SET plan = 'pro' WHERE id = ${upgraded.account.id}`)
+          expect((yield* access.authenticate(upgraded.key)).plan).toBe("pro")
+        })
+    )
+
+    it.effect("the account's plan changed through AccountAdmin applies to its next request", () =>
+      Effect.gen(function* () {
+        const access = yield* Access
+        const { account, key } = yield* accountWithKey({ plan: "free" })
+        expect((yield* access.authenticate(key)).plan).toBe("free")
+        yield* (yield* AccountAdmin).setPlan(account.id, "business")
+        const verdict = yield* access.takeRequest(yield* access.authenticate(key))
+        expect(verdict.limit).toBe(Plan.limitsFor("business").burst)
       })
     )
   })

@@ -1,0 +1,146 @@
+/**
+ * The `AccountChanges` port over the database's NOTIFY channel of account and key changes
+ * (migration 0013 sends it from triggers, so every writer is heard: servers, workers, admin
+ * commands, hand-written SQL).
+ *
+ * - PostgreSQL: one connection of its own LISTENs. The version moves in the driver's notification
+ *   callback, before anything that follows is handled. Until it listens, and as soon as the
+ *   connection errs, ends or misses a heartbeat, the version is none (nothing is served from the
+ *   cache: a change made meanwhile is never missed); it reconnects every `retryEvery`, and the
+ *   version moves again when it listens anew.
+ * - PGlite: one process holds the database, so listening never drops; PGlite calls back before the
+ *   statement that notified returns.
+ * - Any other `SqlClient`: never listening (no cache).
+ */
+import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlError } from "@effect/sql/SqlError"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { AccountChanges, NoAccountChanges } from "@verbatim/core"
+import { Clock, Deferred, Duration, Effect, Layer, Option, Redacted, Schedule, type Scope } from "effect"
+import Pg from "pg"
+import { accountChangesChannel } from "./migrations/0013_account_changes.js"
+import * as PgliteClient from "./pglite-client.js"
+
+/** How often the listening connection proves it is alive, and how long it may take to answer. */
+export const heartbeatEvery = Duration.seconds(5)
+/** How long after losing it the listening connection is opened again. */
+export const retryEvery = Duration.seconds(1)
+
+interface Tracker {
+  version: number
+  live: boolean
+}
+
+const serviceOf = (tracker: Tracker) =>
+  AccountChanges.of({
+    version: Effect.sync(() => (tracker.live ? Option.some(tracker.version) : Option.none())),
+    changed: Effect.sync(() => {
+      tracker.version += 1
+    })
+  })
+
+const isPgClient = (sql: SqlClient.SqlClient): sql is PgClient.PgClient => PgClient.TypeId in sql
+
+const isPglite = (sql: SqlClient.SqlClient): sql is PgliteClient.PgliteClient => PgliteClient.TypeId in sql
+
+const clientConfig = (config: PgClient.PgClientConfig): Pg.ClientConfig => ({
+  ...(config.url === undefined
+    ? {
+        host: config.host,
+        port: config.port,
+        database: config.database,
+        user: config.username,
+        password: config.password === undefined ? undefined : Redacted.value(config.password)
+      }
+    : { connectionString: Redacted.value(config.url) }),
+  ...(config.ssl === undefined ? {} : { ssl: config.ssl }),
+  application_name: "verbatim-account-changes",
+  keepAlive: true,
+  connectionTimeoutMillis: Duration.toMillis(heartbeatEvery)
+})
+
+const listenFailure = (cause: unknown) =>
+  new SqlError({ cause, message: "Failed to listen for account changes" })
+
+/**
+ * One listening session: connects, LISTENs, marks the tracker live (moving its version), and
+ * returns when the connection breaks or misses a heartbeat; the tracker is not live after it.
+ */
+const session = (config: Pg.ClientConfig, tracker: Tracker) =>
+  Effect.gen(function* () {
+    const broken = yield* Deferred.make<void>()
+    const lost = () => {
+      tracker.live = false
+      Deferred.unsafeDone(broken, Effect.void)
+    }
+    const client = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const client = new Pg.Client(config)
+          client.on("error", lost)
+          client.on("end", lost)
+          await client.connect()
+          return client
+        },
+        catch: listenFailure
+      }),
+      (client) => Effect.promise(() => client.end()).pipe(Effect.timeoutOption(1000), Effect.ignore)
+    )
+    const query = (text: string) =>
+      Effect.tryPromise({ try: () => client.query(text), catch: listenFailure }).pipe(
+        Effect.timeoutFail({ duration: heartbeatEvery, onTimeout: () => listenFailure("no answer") })
+      )
+    // Changes to the tables this connection sees (its search path), not to other schemas'.
+    const schema = (yield* query("SELECT current_schema() AS schema")).rows[0]?.schema
+    client.on("notification", (message) => {
+      if (message.channel === accountChangesChannel && message.payload === schema) tracker.version += 1
+    })
+    yield* query(`LISTEN ${accountChangesChannel}`)
+    tracker.version += 1
+    tracker.live = true
+    yield* Effect.logDebug("account changes: listening")
+    const heartbeat = query("SELECT 1").pipe(Effect.repeat(Schedule.spaced(heartbeatEvery)))
+    yield* Effect.raceFirst(Deferred.await(broken), heartbeat)
+  }).pipe(Effect.scoped, Effect.ensuring(Effect.sync(() => (tracker.live = false))))
+
+const listenOnPostgres = (
+  config: PgClient.PgClientConfig
+): Effect.Effect<AccountChanges["Type"], never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const tracker: Tracker = { version: 0, live: false }
+    const settings = clientConfig(config)
+    yield* session(settings, tracker).pipe(
+      Effect.matchCauseEffect({
+        onFailure: (cause) => Effect.logDebug("account changes: cannot listen", cause),
+        onSuccess: () =>
+          Effect.logWarning(
+            "account changes: the listening connection was lost; API keys are looked up on every request until it is back"
+          )
+      }),
+      Effect.repeat(Schedule.spaced(retryEvery)),
+      // Heartbeats and retries keep real time, also under a test clock.
+      Effect.withClock(Clock.make()),
+      Effect.interruptible,
+      Effect.forkScoped
+    )
+    return serviceOf(tracker)
+  })
+
+const listenOnPglite = (client: PgliteClient.PgliteClient) =>
+  Effect.gen(function* () {
+    const tracker: Tracker = { version: 0, live: true }
+    yield* client.onNotify(accountChangesChannel, () => {
+      tracker.version += 1
+    })
+    return serviceOf(tracker)
+  })
+
+/** `AccountChanges` from the `SqlClient` in context (whose schema holds migration 0013). */
+export const layer: Layer.Layer<AccountChanges, SqlError, SqlClient.SqlClient> = Layer.unwrapScoped(
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    if (isPgClient(sql)) return Layer.succeed(AccountChanges, yield* listenOnPostgres(sql.config))
+    if (isPglite(sql)) return Layer.succeed(AccountChanges, yield* listenOnPglite(sql))
+    return NoAccountChanges
+  })
+)
