@@ -3,15 +3,22 @@
  * by self time, grouped by package (or workspace package), and the top functions. Without an
  * argument it reads the largest profile in bench/results/profiles/ (`BENCH_PROFILE=true pnpm bench`
  * writes one for the service; of a run's profiles, the main thread's is the largest, the others
- * being loader threads).
+ * being loader threads). A bundle's positions (`pnpm start` runs `apps/server/dist/server.mjs`) are
+ * read through the source map written beside it, so time is told by the package it came from.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { SourceMap } from "node:module"
+import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 interface Node {
   readonly id: number
-  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number }
+  readonly callFrame: {
+    readonly functionName: string
+    readonly url: string
+    readonly lineNumber: number
+    readonly columnNumber: number
+  }
   readonly children?: ReadonlyArray<number>
 }
 interface Profile {
@@ -36,7 +43,13 @@ const self = new Map<number, number>()
 profile.samples.forEach((id, i) => {
   self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0))
 })
-const total = [...self.values()].reduce((a, b) => a + b, 0)
+const sampled = [...self.values()].reduce((a, b) => a + b, 0)
+const idle = [...self].reduce(
+  (sum, [id, time]) => (byId.get(id)?.callFrame.functionName === "(idle)" ? sum + time : sum),
+  0
+)
+/** Shares are of the busy time: a bench's profile is mostly the process waiting for the next request. */
+const total = sampled - idle
 
 /** The package a script belongs to: `effect`, `@effect/platform`, `@verbatim/api`, `(node)`... */
 const groupOf = (url: string, name: string): string => {
@@ -48,12 +61,40 @@ const groupOf = (url: string, name: string): string => {
   return workspace === null ? url : `@verbatim/${workspace[2]}`
 }
 
+/** The source maps of the profile's scripts, by script URL (none for a script without a map beside it). */
+const maps = new Map<string, SourceMap | undefined>()
+const mapOf = (url: string): SourceMap | undefined => {
+  if (!maps.has(url)) {
+    const path = url.startsWith("file://") ? fileURLToPath(url) : url
+    const mapFile = `${path}.map`
+    maps.set(
+      url,
+      url !== "" && existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, "utf8"))) : undefined
+    )
+  }
+  return maps.get(url)
+}
+
+/** Where a frame's code was written: through its script's source map when it has one. */
+const original = (frame: Node["callFrame"]): { readonly url: string; readonly lineNumber: number } => {
+  const map = mapOf(frame.url)
+  if (map === undefined) return frame
+  const entry = map.findEntry(frame.lineNumber, frame.columnNumber)
+  if (!("originalSource" in entry)) return frame
+  const path = fileURLToPath(frame.url)
+  const source = entry.originalSource.startsWith("file://")
+    ? entry.originalSource
+    : `file://${resolve(dirname(path), entry.originalSource)}`
+  return { url: source, lineNumber: entry.originalLine }
+}
+
 const groups = new Map<string, number>()
 const functions = new Map<string, number>()
 for (const [id, time] of self) {
   const node = byId.get(id)
-  if (node === undefined) continue
-  const { functionName, url, lineNumber } = node.callFrame
+  if (node === undefined || node.callFrame.functionName === "(idle)") continue
+  const { functionName } = node.callFrame
+  const { url, lineNumber } = original(node.callFrame)
   const group = groupOf(url, functionName)
   groups.set(group, (groups.get(group) ?? 0) + time)
   const where = `${functionName || "(anonymous)"} ${url.replace(/^.*node_modules\//, "").replace(/^file:\/\/.*\/(packages|apps)\//, "$1/")}:${lineNumber + 1}`
@@ -69,7 +110,7 @@ const top = (m: Map<string, number>, n: number) =>
 
 process.stdout.write(
   [
-    `${file}: ${(total / 1e6).toFixed(1)} s sampled`,
+    `${file}: ${(sampled / 1e6).toFixed(1)} s sampled, ${(total / 1e6).toFixed(1)} s busy (shares below are of the busy time)`,
     "",
     "| self | package |",
     "|---|---|",
