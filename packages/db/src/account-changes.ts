@@ -3,8 +3,9 @@
  * (migration 0013 sends it from triggers, so every writer is heard: servers, workers, admin
  * commands, hand-written SQL).
  *
- * - PostgreSQL: one connection of its own LISTENs. The version moves in the driver's notification
- *   callback, before anything that follows is handled. Until it listens, and as soon as the
+ * - PostgreSQL: one connection of its own LISTENs, opened when the version is first asked for. The
+ *   version moves in the driver's notification callback, before anything that follows is handled.
+ *   Until it listens, and as soon as the
  *   connection errs, ends or misses a heartbeat, the version is none (nothing is served from the
  *   cache: a change made meanwhile is never missed); it reconnects every `retryEvery`, and the
  *   version moves again when it listens anew.
@@ -103,13 +104,18 @@ const session = (config: Pg.ClientConfig, tracker: Tracker) =>
     yield* Effect.raceFirst(Deferred.await(broken), heartbeat)
   }).pipe(Effect.scoped, Effect.ensuring(Effect.sync(() => (tracker.live = false))))
 
+/**
+ * Listens from the first time the version is asked for (an authenticated request), so processes
+ * that never authenticate (workers, admin commands) hold no listening connection.
+ */
 const listenOnPostgres = (
   config: PgClient.PgClientConfig
 ): Effect.Effect<AccountChanges["Type"], never, Scope.Scope> =>
   Effect.gen(function* () {
     const tracker: Tracker = { version: 0, live: false }
     const settings = clientConfig(config)
-    yield* session(settings, tracker).pipe(
+    const scope = yield* Effect.scope
+    const listening = session(settings, tracker).pipe(
       Effect.matchCauseEffect({
         onFailure: (cause) => Effect.logDebug("account changes: cannot listen", cause),
         onSuccess: () =>
@@ -120,10 +126,18 @@ const listenOnPostgres = (
       Effect.repeat(Schedule.spaced(retryEvery)),
       // Heartbeats and retries keep real time, also under a test clock.
       Effect.withClock(Clock.make()),
-      Effect.interruptible,
-      Effect.forkScoped
+      Effect.interruptible
     )
-    return serviceOf(tracker)
+    let started = false
+    const service = serviceOf(tracker)
+    const start = Effect.suspend(() => {
+      started = true
+      return Effect.forkIn(listening, scope)
+    })
+    return AccountChanges.of({
+      ...service,
+      version: Effect.suspend(() => (started ? service.version : Effect.zipRight(start, service.version)))
+    })
   })
 
 const listenOnPglite = (client: PgliteClient.PgliteClient) =>
