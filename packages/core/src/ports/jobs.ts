@@ -13,7 +13,7 @@ import { Api, Credits, Ids, Language, Mode, Status, Transcript } from "@verbatim
 import { Context, type DateTime, type Effect, type Option, Schema } from "effect"
 import type { PersistenceError } from "../errors.js"
 import type { ChargeRequest } from "./ledger.js"
-import type { OwnedFilter, TranscriptRecord } from "./transcripts.js"
+import type { OwnedFilter, ServedTranscript } from "./transcripts.js"
 
 /**
  * What a job does. `transcribe` is a request answered within itself (captions, a quote, a refusal);
@@ -141,13 +141,13 @@ export class Jobs extends Context.Tag("@verbatim/core/Jobs")<
     /**
      * Serves an owned transcript again in one step: reads the account's newest succeeded transcript
      * of the job's video matching `filter` (as `Transcripts.owned` orders them) and records `job`
-     * with that transcript's reference, video title, language and source. None, and nothing
-     * written, when the account owns no such transcript.
+     * with that transcript's reference, video title, language and source; what an answer carries
+     * of the transcript. None, and nothing written, when the account owns no such transcript.
      */
     readonly insertServing: (
       job: JobRecord,
       filter: OwnedFilter
-    ) => Effect.Effect<Option.Option<TranscriptRecord>, PersistenceError>
+    ) => Effect.Effect<Option.Option<ServedTranscript>, PersistenceError>
     /** The account's job with this id; another account's job is none. */
     readonly get: (
       accountId: Ids.AccountId,

@@ -36,6 +36,19 @@ export const TranscriptRecord = Schema.Struct({
 })
 export interface TranscriptRecord extends Schema.Schema.Type<typeof TranscriptRecord> {}
 
+/** What serving a stored transcript as an answer reads of it (`Jobs.insertServing`). */
+export const ServedTranscript = TranscriptRecord.pick(
+  "id",
+  "videoId",
+  "videoTitle",
+  "language",
+  "sourceKind",
+  "text",
+  "segments",
+  "asrIntelligence"
+)
+export interface ServedTranscript extends Schema.Schema.Type<typeof ServedTranscript> {}
+
 export interface OwnedFilter {
   readonly id?: Ids.TranscriptId | undefined
   readonly language?: Language.LanguageCode | undefined

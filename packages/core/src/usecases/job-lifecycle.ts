@@ -24,7 +24,12 @@ import { type JobRecord, Jobs, type Settlement } from "../ports/jobs.js"
 import { type ChargeRequest, InsufficientCredits, Ledger } from "../ports/ledger.js"
 import { Secrets } from "../ports/secrets.js"
 import { Transactor } from "../ports/transactor.js"
-import { type OwnedFilter, type TranscriptRecord, Transcripts } from "../ports/transcripts.js"
+import {
+  type OwnedFilter,
+  type ServedTranscript,
+  type TranscriptRecord,
+  Transcripts
+} from "../ports/transcripts.js"
 import { WebhookDeliveries } from "../ports/webhook-deliveries.js"
 import { WorkQueue } from "../ports/work-queue.js"
 import { jobBody } from "./job-body.js"
@@ -123,7 +128,7 @@ export class JobLifecycle extends Context.Tag("@verbatim/core/JobLifecycle")<
       job: JobRecord,
       filter: OwnedFilter,
       at: DateTime.Utc
-    ) => Effect.Effect<Option.Option<TranscriptRecord>, PersistenceError>
+    ) => Effect.Effect<Option.Option<ServedTranscript>, PersistenceError>
     readonly settle: (
       job: JobRecord,
       owner: string,
@@ -368,7 +373,7 @@ export const JobLifecycleLive = Layer.effect(
       job: JobRecord,
       filter: OwnedFilter,
       at: DateTime.Utc
-    ): Effect.Effect<Option.Option<TranscriptRecord>, PersistenceError> =>
+    ): Effect.Effect<Option.Option<ServedTranscript>, PersistenceError> =>
       job.webhookUrl !== null
         ? // A delivery is written with the job: read, then record.
           Effect.flatMap(transcripts.owned(job.accountId, job.videoId, filter), ([first]) =>

@@ -1,7 +1,7 @@
 /** The transcript as responses carry it, cut to what the caller asked for. */
 import { Api, Transcript } from "@verbatim/domain"
 import { Option, Schema } from "effect"
-import type { TranscriptRecord } from "../ports/transcripts.js"
+import type { ServedTranscript } from "../ports/transcripts.js"
 
 /**
  * How responses are built from records a schema has already decoded: without validating them a
@@ -24,7 +24,7 @@ const withoutWords = (segment: Transcript.Segment): Transcript.Segment =>
     ? segment
     : new Transcript.Segment({ text: segment.text, start: segment.start, end: segment.end }, alreadyChecked)
 
-export const transcriptPayload = (record: TranscriptRecord, parts: PayloadParts): Api.TranscriptPayload => {
+export const transcriptPayload = (record: ServedTranscript, parts: PayloadParts): Api.TranscriptPayload => {
   const words =
     parts.words && Transcript.hasWords(record.segments) ? Transcript.wordsOf(record.segments) : null
   return new Api.TranscriptPayload(
@@ -40,7 +40,7 @@ export const transcriptPayload = (record: TranscriptRecord, parts: PayloadParts)
   )
 }
 
-export const transcribeData = (record: TranscriptRecord, parts: PayloadParts): Api.TranscribeData =>
+export const transcribeData = (record: ServedTranscript, parts: PayloadParts): Api.TranscribeData =>
   new Api.TranscribeData(
     {
       video_id: record.videoId,

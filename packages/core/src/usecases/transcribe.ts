@@ -25,7 +25,7 @@ import { type JobRecord, jobDefaults } from "../ports/jobs.js"
 import { Ledger } from "../ports/ledger.js"
 import { Secrets } from "../ports/secrets.js"
 import { SpeechToText } from "../ports/speech-to-text.js"
-import type { OwnedFilter, TranscriptRecord } from "../ports/transcripts.js"
+import type { OwnedFilter, ServedTranscript, TranscriptRecord } from "../ports/transcripts.js"
 import { Uploads } from "../ports/uploads.js"
 import { type VideoDetails, VideoPlatform } from "../ports/video-platform.js"
 import { AddressResolver } from "../ports/webhooks.js"
@@ -111,7 +111,7 @@ export const makeTranscribe = Effect.gen(function* () {
             )
           )
 
-      const completed = (record: TranscriptRecord, credits: Credits.Credits) =>
+      const completed = (record: ServedTranscript, credits: Credits.Credits) =>
         new Api.TranscribeCompleted(
           {
             request_id: requestId,

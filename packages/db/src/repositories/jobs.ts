@@ -10,14 +10,21 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { type JobPage, JobRecord, Jobs, type Runnable, type SettleResult } from "@verbatim/core"
+import {
+  type JobPage,
+  JobRecord,
+  Jobs,
+  type Runnable,
+  ServedTranscript,
+  type SettleResult
+} from "@verbatim/core"
 import { Api, Ids } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { prepared } from "../prepared.js"
-import { Int8, nullableJsonText, Timestamp, toDate, toNullableDate } from "./columns.js"
+import { Int8, nullableJsonText, StoredSegments, Timestamp, toDate, toNullableDate } from "./columns.js"
 import { operation } from "./failure.js"
 import { countOf, totalOf } from "./page.js"
-import { decodeRecordRows, ownedConditions, recordColumnList } from "./transcripts.js"
+import { ownedConditions } from "./transcripts.js"
 
 /** A `jobs` row: the record, with its dates as the driver returns them. */
 export const JobRow = Schema.Struct({
@@ -37,6 +44,10 @@ const RunnableRow = Schema.Struct({
 })
 
 const Updated = Schema.Struct({ id: Ids.JobId })
+
+/** What serving reads of a transcript (`insertServing`): the columns an answer carries, no more. */
+const ServedRow = Schema.Struct({ ...ServedTranscript.fields, segments: StoredSegments })
+const servedColumnList = "id, video_id, video_title, language, source_kind, text, segments, asr_intelligence"
 
 const isJobId = Schema.is(Ids.JobId)
 
@@ -260,7 +271,8 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
   })
 
   const decodeRows = Schema.decodeUnknown(Schema.Array(JobRow))
-  const servedColumns = sql.literal(recordColumnList)
+  const servedColumns = sql.literal(servedColumnList)
+  const decodeServed = Schema.decodeUnknown(Schema.Array(ServedRow))
   const decodeInserted = Schema.decodeUnknown(
     Schema.Array(Schema.Struct({ transcriptId: JobRecord.fields.transcriptId }))
   )
@@ -311,7 +323,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
             RETURNING id
           )
           SELECT served.* FROM served`
-        const [served] = yield* decodeRecordRows(rows)
+        const [served] = yield* decodeServed(rows)
         return Option.fromNullable(served)
       }).pipe(operation("Jobs.insertServing")),
 

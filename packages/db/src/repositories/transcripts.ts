@@ -124,15 +124,8 @@ const InsertRow = Schema.Struct({
 const summaryColumnList = `id, account_id, video_id, video_title, language, source_kind, status,
     word_count, segment_count, duration_seconds, credits_used, created_at`
 
-/** Rows of `recordColumnList` as records. */
-export const decodeRecordRows: (
-  rows: unknown
-) => Effect.Effect<ReadonlyArray<TranscriptRecord>, ParseResult.ParseError> = Schema.decodeUnknown(
-  Schema.Array(RecordRow)
-)
-
 /** The columns of a `RecordRow`. */
-export const recordColumnList = `${summaryColumnList}, channel_id, text, segments, has_timestamps,
+const recordColumnList = `${summaryColumnList}, channel_id, text, segments, has_timestamps,
     summary, mind_map, asr_intelligence`
 
 /**
