@@ -27,6 +27,9 @@ export const heartbeatEvery = Duration.seconds(5)
 /** How long after losing it the listening connection is opened again. */
 export const retryEvery = Duration.seconds(1)
 
+/** The listening connection's `application_name`, followed by `:<schema>` once connected. */
+export const applicationName = "verbatim-account-changes"
+
 interface Tracker {
   version: number
   live: boolean
@@ -55,7 +58,7 @@ const clientConfig = (config: PgClient.PgClientConfig): Pg.ClientConfig => ({
       }
     : { connectionString: Redacted.value(config.url) }),
   ...(config.ssl === undefined ? {} : { ssl: config.ssl }),
-  application_name: "verbatim-account-changes",
+  application_name: applicationName,
   keepAlive: true,
   connectionTimeoutMillis: Duration.toMillis(heartbeatEvery)
 })
@@ -87,21 +90,27 @@ const session = (config: Pg.ClientConfig, tracker: Tracker) =>
       }),
       (client) => Effect.promise(() => client.end()).pipe(Effect.timeoutOption(1000), Effect.ignore)
     )
-    const query = (text: string) =>
-      Effect.tryPromise({ try: () => client.query(text), catch: listenFailure }).pipe(
+    const query = <Row extends Pg.QueryResultRow>(text: string) =>
+      Effect.tryPromise({ try: () => client.query<Row>(text), catch: listenFailure }).pipe(
         Effect.timeoutFail({ duration: heartbeatEvery, onTimeout: () => listenFailure("no answer") })
       )
     // Changes to the tables this connection sees (its search path), not to other schemas'.
-    const schema = (yield* query("SELECT current_schema() AS schema")).rows[0]?.schema
+    const schema = (yield* query<{ readonly schema: string }>("SELECT current_schema() AS schema")).rows[0]
+      ?.schema
     client.on("notification", (message) => {
       if (message.channel === accountChangesChannel && message.payload === schema) tracker.version += 1
     })
+    // Named after its schema, so an operator (or a test) can tell the listeners of databases apart.
+    yield* query(
+      `SET application_name = ${Pg.escapeLiteral(`${applicationName}:${schema ?? ""}`.slice(0, 63))}`
+    )
     yield* query(`LISTEN ${accountChangesChannel}`)
     tracker.version += 1
     tracker.live = true
     yield* Effect.logDebug("account changes: listening")
     const heartbeat = query("SELECT 1").pipe(Effect.repeat(Schedule.spaced(heartbeatEvery)))
-    yield* Effect.raceFirst(Deferred.await(broken), heartbeat)
+    // Listening ends when the connection breaks or a heartbeat fails: either way, it was lost.
+    yield* Effect.raceFirst(Deferred.await(broken), Effect.ignore(heartbeat))
   }).pipe(Effect.scoped, Effect.ensuring(Effect.sync(() => (tracker.live = false))))
 
 /**
