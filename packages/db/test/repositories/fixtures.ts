@@ -4,8 +4,8 @@
  */
 import { randomUUID } from "node:crypto"
 import {
-  type AccountWithBalance,
   Accounts,
+  type AccountWithBalance,
   type JobRecord,
   Jobs,
   jobDefaults,
@@ -50,7 +50,9 @@ export const newAccount = (name = "Ada"): Effect.Effect<AccountWithBalance, unkn
   )
 
 /** A new account holding `credits`. */
-export const fundedAccount = (credits: number): Effect.Effect<AccountWithBalance, unknown, Accounts | Ledger> =>
+export const fundedAccount = (
+  credits: number
+): Effect.Effect<AccountWithBalance, unknown, Accounts | Ledger> =>
   Effect.gen(function* () {
     const account = yield* newAccount()
     const ledger = yield* Ledger
