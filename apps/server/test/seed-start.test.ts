@@ -48,16 +48,28 @@ describe.runIf(databaseUrl !== "")("the first start on PostgreSQL", () => {
       const keys = outputs.map(printedKey).filter((key) => key !== undefined)
       expect(keys, outputs.join("\n----\n")).toHaveLength(1)
       const key = keys[0] as string
+      const urls: Array<string> = []
       for (const server of servers) {
-        const response = await fetch(
-          `${listeningUrl(await server.waitFor(/Listening on http/, 90_000))}/api/v2/credits`,
-          {
-            headers: { authorization: `Bearer ${key}` }
-          }
-        )
+        urls.push(listeningUrl(await server.waitFor(/Listening on http/, 90_000)))
+        const response = await fetch(`${urls.at(-1)}/api/v2/credits`, {
+          headers: { authorization: `Bearer ${key}` }
+        })
         expect(response.status).toBe(200)
         expect(await response.json()).toMatchObject({ credits: 1000, plan: "pro" })
       }
+      // The MCP SDK is loaded at the first MCP request (a chunk of the bundle): it answers then.
+      const mcp = await fetch(`${urls[0]}/api/v2/gpt/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${key}`,
+          accept: "application/json, text/event-stream",
+          "content-type": "application/json"
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })
+      })
+      expect(mcp.status).toBe(200)
+      const listed = (await mcp.json()) as { result: { tools: Array<{ name: string }> } }
+      expect(listed.result.tools.map((tool) => tool.name)).toContain("transcribe_video")
       const seeded = outputs.find((output) => printedKey(output) !== undefined) ?? ""
       expect(seeded).toContain(`curl -H "Authorization: Bearer ${key}"`)
       const other = outputs.find((output) => printedKey(output) === undefined) ?? ""

@@ -16,13 +16,11 @@
  *   API's JSON body policy does not apply to this path (`isMcpRequest` in `@verbatim/api`).
  */
 import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { bearerKey, errorResponse, maxBodyBytes, mcpChallenge, mcpPath } from "@verbatim/api"
 import { Access, answer, isAccessToken, OAuthServer, ServiceUrl } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
 import { Effect, type Layer, Option } from "effect"
 import { AccountOperations, inProcess, type UseCases } from "./operations.js"
-import { makeServer } from "./server.js"
 
 /** The JSON-RPC answer to a method the stateless transport does not offer. */
 const methodNotAllowed = HttpServerResponse.unsafeJson(
@@ -58,19 +56,12 @@ const webRequest = (request: HttpServerRequest.HttpServerRequest) =>
     )
   )
 
-/** Answers one MCP POST with a fresh server and transport on `operations`. */
+/**
+ * Answers one MCP POST with a fresh server and transport on `operations`: the SDK is loaded at the
+ * first MCP request (`./session.js`), not when the server starts.
+ */
 const handle = (request: Request) =>
-  Effect.acquireUseRelease(
-    Effect.gen(function* () {
-      const server = yield* makeServer
-      // No session id generator: stateless.
-      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
-      yield* Effect.promise(() => server.connect(transport))
-      return { server, transport }
-    }),
-    ({ transport }) => Effect.promise(() => transport.handleRequest(request)),
-    ({ server }) => Effect.promise(() => server.close())
-  )
+  Effect.promise(() => import("./session.js")).pipe(Effect.flatMap((session) => session.handle(request)))
 
 /**
  * The MCP route (POST answers, GET and DELETE 405), registered on the API's router: provide this
