@@ -4,4 +4,5 @@
  */
 export * from "./rate-limiter/index.js"
 export * from "./redis/connection.js"
+export * from "./redis/settings.js"
 export * from "./work-queue/index.js"

@@ -50,14 +50,7 @@ import {
 import { NodeSecrets } from "@verbatim/crypto"
 import { type DatabaseSettings, databaseLayer, persistenceLayer, type Repositories } from "@verbatim/db"
 import { type CatalogueInvalid, DemoPlatform } from "@verbatim/demo-platform"
-import {
-  MemoryRateLimiter,
-  MemoryWorkQueue,
-  RedisConnection,
-  RedisRateLimiter,
-  type RedisSettings,
-  RedisWorkQueue
-} from "@verbatim/queue"
+import { MemoryRateLimiter, MemoryWorkQueue, type RedisSettings } from "@verbatim/queue/memory"
 import { NodeAddressResolver, NodeWebhookSender } from "@verbatim/webhooks"
 import { defaultSettings, YouTubePlatform } from "@verbatim/youtube"
 import { Context, Effect, Layer, Option } from "effect"
@@ -90,10 +83,17 @@ export const queuesFor = (redis: RedisSettings) =>
   Option.match(redis.url, {
     onNone: () => Layer.merge(MemoryWorkQueue.layer, MemoryRateLimiter.layer),
     onSome: (url) =>
-      Layer.merge(
-        RedisWorkQueue.layer({ prefix: redis.prefix }),
-        RedisRateLimiter.layer({ prefix: redis.prefix })
-      ).pipe(Layer.provide(RedisConnection.layer({ url, connectionName: "verbatim" })))
+      // Loaded only with REDIS_URL (BullMQ and ioredis are large modules).
+      Layer.unwrapEffect(
+        Effect.promise(() => import("@verbatim/queue/redis")).pipe(
+          Effect.map(({ RedisConnection, RedisRateLimiter, RedisWorkQueue }) =>
+            Layer.merge(
+              RedisWorkQueue.layer({ prefix: redis.prefix }),
+              RedisRateLimiter.layer({ prefix: redis.prefix })
+            ).pipe(Layer.provide(RedisConnection.layer({ url, connectionName: "verbatim" })))
+          )
+        )
+      )
   })
 
 /** Node's secrets, the address resolver and the webhook sender. */

@@ -33,7 +33,7 @@ import { webhookAllowedHostsConfig } from "@verbatim/core"
 import { DatabaseConfig, type DatabaseSettings } from "@verbatim/db"
 import { demoCataloguePath } from "@verbatim/demo-platform"
 import { Webhook } from "@verbatim/domain"
-import { RedisConfig, type RedisSettings } from "@verbatim/queue"
+import { RedisConfig, type RedisSettings } from "@verbatim/queue/memory"
 import { YouTubeConfig, type YouTubeSettings } from "@verbatim/youtube"
 import { Cause, Config, ConfigError, Either, HashMap, Layer, List, Logger, LogLevel, Option } from "effect"
 import {

@@ -22,8 +22,9 @@ import { RateLimiter } from "@verbatim/core"
 import type { Plan } from "@verbatim/domain"
 import { Clock, type ConfigError, Duration, Effect, Layer, Ref, type Scope } from "effect"
 import type { Redis } from "ioredis"
-import { closeClient, RedisConfig, RedisConnection } from "../redis/connection.js"
+import { closeClient, RedisConnection } from "../redis/connection.js"
 import { evalScript, type LuaScript, luaScript } from "../redis/script.js"
+import { RedisConfig } from "../redis/settings.js"
 
 /**
  * `Plan.take` in Lua, with the same integer arithmetic (Lua numbers are doubles: every value here

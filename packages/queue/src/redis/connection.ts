@@ -14,30 +14,12 @@ import {
   Duration,
   Effect,
   Layer,
-  Option,
   Redacted,
   Runtime,
   Schema,
   type Scope
 } from "effect"
 import { Redis, type RedisOptions } from "ioredis"
-
-/** Settings read from the environment: `REDIS_URL` (optional) and `VERBATIM_REDIS_PREFIX`. */
-export interface RedisSettings {
-  /** Where Redis is; none means the embedded (in-memory) implementations. */
-  readonly url: Option.Option<Redacted.Redacted<string>>
-  /** Put in front of every key Verbatim writes, so several deployments can share one Redis. */
-  readonly prefix: string
-}
-
-export const defaultPrefix = "verbatim:"
-
-export const RedisConfig: Config.Config<RedisSettings> = Config.all({
-  url: Config.option(Config.redacted("REDIS_URL")).pipe(
-    Config.map(Option.filter((url) => Redacted.value(url).trim() !== ""))
-  ),
-  prefix: Config.string("VERBATIM_REDIS_PREFIX").pipe(Config.withDefault(defaultPrefix))
-})
 
 /** Redis could not be reached when connecting. */
 export class RedisConnectionError extends Schema.TaggedError<RedisConnectionError>()("RedisConnectionError", {

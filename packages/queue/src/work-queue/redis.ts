@@ -41,8 +41,9 @@ import {
   type Scope
 } from "effect"
 import type { Redis } from "ioredis"
-import { RedisConfig, RedisConnection } from "../redis/connection.js"
+import { RedisConnection } from "../redis/connection.js"
 import { evalScript, luaScript } from "../redis/script.js"
+import { RedisConfig } from "../redis/settings.js"
 import { checkConcurrency, checkLane, delayOf, delivered, maxRank } from "./fairness.js"
 
 export interface RedisWorkQueueOptions {
