@@ -3,13 +3,10 @@
  * (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) set, every request's span (`http.server ...`), the use
  * cases' and repositories' spans (`verbatim.db.Accounts.findByKeyHash`) and the SQL statements'
  * (`sql.execute`) are exported over OTLP/HTTP, in batches (`OTEL_BSP_*`), named
- * `OTEL_SERVICE_NAME` (default `verbatim-server`). Unset: nothing is exported and nothing is loaded
- * but Effect's own spans, which cost what they cost before.
+ * `OTEL_SERVICE_NAME` (default `verbatim-server`). Unset: nothing is exported and the SDK is not
+ * loaded; Effect's own spans cost what they cost before.
  */
-import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
-import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { Config, Layer, Option } from "effect"
+import { Config, Effect, Layer, Option } from "effect"
 
 export interface TracingSettings {
   /** Where traces go; `None`: tracing is off. */
@@ -28,14 +25,15 @@ export const TracingConfig: Config.Config<TracingSettings> = Config.all({
   Config.map(({ traces, all, serviceName }) => ({ endpoint: Option.orElse(traces, () => all), serviceName }))
 )
 
-/** The tracer of the settings: OTLP/HTTP export when an endpoint is set, else nothing. */
+/**
+ * The tracer of the settings: OTLP/HTTP export when an endpoint is set (the SDK, `./tracing-sdk.js`,
+ * is imported only then), else nothing.
+ */
 export const tracingFor = (settings: TracingSettings): Layer.Layer<never> =>
   Option.isNone(settings.endpoint)
     ? Layer.empty
-    : Layer.discard(
-        NodeSdk.layer(() => ({
-          resource: { serviceName: settings.serviceName },
-          // The exporter reads the OTLP endpoint, headers and timeout from the standard variables.
-          spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter())
-        }))
+    : Layer.unwrapEffect(
+        Effect.promise(() => import("./tracing-sdk.js")).pipe(
+          Effect.map(({ otlpTracing }) => otlpTracing(settings.serviceName))
+        )
       )
