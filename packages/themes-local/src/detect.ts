@@ -22,15 +22,7 @@
  */
 import { type ThemesDetection, type ThemesInput, themeColor } from "@verbatim/core"
 import { Api, type Transcript } from "@verbatim/domain"
-import {
-  AbsoluteSummarizerConfig,
-  NullLogger,
-  Sentence,
-  SorensenDiceSimilarity,
-  Summarizer,
-  Text,
-  Word
-} from "ts-textrank"
+import type * as TextRank from "ts-textrank"
 import type winkNLP from "wink-nlp"
 
 export interface LocalThemesOptions {
@@ -77,14 +69,20 @@ interface Passage {
 
 type Nlp = ReturnType<typeof winkNLP>
 
-let shared: Promise<Nlp> | undefined
+/** What a detection runs on: the wink-nlp pipeline and ts-textrank. */
+export interface Pipeline {
+  readonly nlp: Nlp
+  readonly textRank: typeof TextRank
+}
+
+let shared: Promise<Pipeline> | undefined
 /**
- * The wink-nlp pipeline, loaded on first use and then kept: the model is tens of megabytes, so a
- * process that never detects themes never holds it (or imports it).
+ * The wink-nlp pipeline and ts-textrank, loaded on first use and then kept: the model is tens of
+ * megabytes, so a process that never detects themes never holds it (or imports them).
  */
-export const pipeline = (): Promise<Nlp> => {
-  shared ??= Promise.all([import("wink-nlp"), import("wink-eng-lite-web-model")]).then(
-    ([wink, model]) => wink.default(model.default),
+export const pipeline = (): Promise<Pipeline> => {
+  shared ??= Promise.all([import("wink-nlp"), import("wink-eng-lite-web-model"), import("ts-textrank")]).then(
+    ([wink, model, textRank]) => ({ nlp: wink.default(model.default), textRank }),
     (cause: unknown) => {
       // A load that failed is tried again by the next detection, not kept.
       shared = undefined
@@ -204,8 +202,10 @@ const passagesOf = (
 }
 
 /** TextRank scores of the passages (by their position). */
-const rank = (passages: ReadonlyArray<Passage>): ReadonlyArray<number> => {
+const rank = (passages: ReadonlyArray<Passage>, textRank: typeof TextRank): ReadonlyArray<number> => {
   if (passages.length === 0) return []
+  const { AbsoluteSummarizerConfig, NullLogger, Sentence, SorensenDiceSimilarity, Summarizer, Text, Word } =
+    textRank
   const sentences = passages.map(
     (p, i) =>
       new Sentence(
@@ -236,7 +236,11 @@ const jaccard = (a: ReadonlySet<number>, b: ReadonlySet<number>) => {
 }
 
 /** Detects the themes of a transcript (see the module's description). */
-export const detect = (input: ThemesInput, options: LocalThemesOptions, nlp: Nlp): ThemesDetection => {
+export const detect = (
+  input: ThemesInput,
+  options: LocalThemesOptions,
+  { nlp, textRank }: Pipeline
+): ThemesDetection => {
   const segments = input.segments
   const { terms, lemmas } = read(nlp, segments)
   const passages = passagesOf(segments, lemmas)
@@ -244,7 +248,7 @@ export const detect = (input: ThemesInput, options: LocalThemesOptions, nlp: Nlp
   for (const [p, passage] of passages.entries()) {
     for (let i = passage.first; i <= passage.last; i++) passageOf[i] = p
   }
-  const scores = rank(passages)
+  const scores = rank(passages, textRank)
 
   // Keywords: terms mentioned in at least two segments, the most mentioned first.
   const weight = (t: Term) => t.segments.length * (t.words > 1 ? 1.5 : 1)

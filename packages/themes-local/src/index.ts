@@ -12,7 +12,7 @@ export { defaultOptions, detect, type LocalThemesOptions } from "./detect.js"
 
 export const engineName = "local"
 
-/** The local engine; the model loads at the first detection (`pipeline`), not at the start. */
+/** The local engine; the model and TextRank load at the first detection (`pipeline`), not at the start. */
 export const layer = (options: LocalThemesOptions = defaultOptions): Layer.Layer<ThemesEngine> =>
   Layer.succeed(
     ThemesEngine,
@@ -24,9 +24,9 @@ export const layer = (options: LocalThemesOptions = defaultOptions): Layer.Layer
           catch: (cause) =>
             new ThemesEngineError({ engine: engineName, reason: `the model did not load: ${cause}` })
         }).pipe(
-          Effect.flatMap((nlp) =>
+          Effect.flatMap((loaded) =>
             Effect.try({
-              try: () => detect(input, options, nlp),
+              try: () => detect(input, options, loaded),
               catch: (cause) => new ThemesEngineError({ engine: engineName, reason: String(cause) })
             })
           ),
