@@ -4,7 +4,8 @@
  * `node` (no TypeScript loader: less memory and a faster start). The workspace packages are bundled
  * from their TypeScript sources, with Effect's packages; every other package stays external,
  * imported from the exact file that Node would load for it where it is installed, so the bundle
- * runs wherever this checkout is.
+ * runs wherever this checkout is; two packages that a server almost never runs (`ws`, `fast-check`)
+ * are stand-ins that load them at first use (`bundle-externals.mjs`).
  * `import.meta.url` in a workspace module keeps naming that module's own file (assets next to the
  * sources, such as the demo catalogue, are found as before). Bundling takes about a second, so the
  * commands bundle on every start. Each file is written whole and then renamed into place, so
@@ -14,10 +15,11 @@
  * process (about 40 MB of heap for the server). To read stack traces in the sources' terms, run the
  * bundle with `node --enable-source-maps`.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
+import { mkdirSync, renameSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
+import { externals } from "./bundle-externals.mjs"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const apps = {
@@ -29,58 +31,6 @@ const app = apps[process.argv[2] ?? ""]
 if (app === undefined) {
   process.stderr.write(`usage: node scripts/bundle.mjs <${Object.keys(apps).join("|")}>\n`)
   process.exit(2)
-}
-
-/**
- * Bundled from their sources: the workspace packages, and Effect's own packages (`effect`,
- * `@effect/*`), which are ES modules free of side effects, so only the modules the app uses are
- * kept (the platform's Swagger page, for one, is not). No external package imports Effect, so the
- * process holds one copy of it.
- */
-const bundled = (path) =>
-  path.startsWith("@verbatim/") ||
-  path === "effect" ||
-  path.startsWith("effect/") ||
-  path.startsWith("@effect/")
-
-/** Bare imports of every other package: external, at the file Node would load. */
-const externals = {
-  name: "externals",
-  setup(bundle) {
-    // A bundled package module that the code imports only with `import()` (the API reference page)
-    // is bundled as a module of its own: the same file reached through a barrel (`@effect/platform`
-    // re-exports every module) would otherwise put it in the code loaded at start.
-    bundle.onResolve({ filter: /^@effect\// }, async (args) => {
-      if (args.kind !== "dynamic-import" || args.pluginData === "resolving") return undefined
-      const resolved = await bundle.resolve(args.path, {
-        kind: args.kind,
-        resolveDir: args.resolveDir,
-        importer: args.importer,
-        pluginData: "resolving"
-      })
-      if (resolved.errors.length > 0) return { errors: resolved.errors }
-      return { path: resolved.path, suffix: "?import" }
-    })
-    bundle.onResolve({ filter: /^[^./]/ }, async (args) => {
-      if (bundled(args.path) || args.pluginData === "resolving") return undefined
-      if (args.path.startsWith("node:")) return { path: args.path, external: true }
-      const resolved = await bundle.resolve(args.path, {
-        kind: args.kind,
-        resolveDir: args.resolveDir,
-        importer: args.importer,
-        pluginData: "resolving"
-      })
-      if (resolved.errors.length > 0) return { errors: resolved.errors }
-      return { path: pathToFileURL(resolved.path).href, external: true }
-    })
-    bundle.onLoad({ filter: /\.ts$/ }, (args) => {
-      const source = readFileSync(args.path, "utf8")
-      return {
-        contents: source.replaceAll("import.meta.url", JSON.stringify(pathToFileURL(args.path).href)),
-        loader: "ts"
-      }
-    })
-  }
 }
 
 const result = await build({

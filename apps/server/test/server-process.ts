@@ -26,7 +26,7 @@ let bundled = false
  * `node scripts/bundle.mjs server` (what `pnpm start` runs first), once per test process; then the
  * node arguments that `pnpm start` ends with (`exec node <options> apps/server/dist/server.mjs`).
  */
-const bundledServer = (): ReadonlyArray<string> => {
+export const bundledServer = (): ReadonlyArray<string> => {
   if (!bundled) {
     execFileSync(process.execPath, ["scripts/bundle.mjs", "server"], {
       cwd: repositoryRoot,

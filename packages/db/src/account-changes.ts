@@ -20,7 +20,8 @@ import { AccountChanges, NoAccountChanges } from "@verbatim/core"
 import { Clock, Deferred, Duration, Effect, Layer, Option, Redacted, Schedule, type Scope } from "effect"
 import Pg from "pg"
 import { accountChangesChannel } from "./migrations/0013_account_changes.js"
-import * as PgliteClient from "./pglite-client.js"
+import type * as PgliteClient from "./pglite.js"
+import { TypeId as PgliteTypeId } from "./pglite.js"
 
 /** How often the listening connection proves it is alive, and how long it may take to answer. */
 export const heartbeatEvery = Duration.seconds(5)
@@ -45,7 +46,7 @@ const serviceOf = (tracker: Tracker) =>
 
 const isPgClient = (sql: SqlClient.SqlClient): sql is PgClient.PgClient => PgClient.TypeId in sql
 
-const isPglite = (sql: SqlClient.SqlClient): sql is PgliteClient.PgliteClient => PgliteClient.TypeId in sql
+const isPglite = (sql: SqlClient.SqlClient): sql is PgliteClient.PgliteClient => PgliteTypeId in sql
 
 const clientConfig = (config: PgClient.PgClientConfig): Pg.ClientConfig => ({
   ...(config.url === undefined

@@ -13,8 +13,6 @@ import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Redacted, String as Str } from "effect"
 import Pg from "pg"
-import * as PgliteClient from "./pglite-client.js"
-import { pgliteTemplate } from "./pglite-template.js"
 import { prepareMarkedStatements } from "./prepared.js"
 
 /** How names map between TypeScript and SQL. */
@@ -196,11 +194,27 @@ export const postgresLayer = (
 ): Layer.Layer<SqlClient.SqlClient, SqlError> =>
   PgClient.layerFromPool({ acquire: makePool(url, pool), applicationName: "verbatim", ...naming })
 
+/**
+ * A module of PGlite's, imported when a process first opens a PGlite database: a process on
+ * PostgreSQL never loads PGlite (about 9 MB resident).
+ */
+const loadPglite = <A>(load: () => Promise<A>): Effect.Effect<A, SqlError> =>
+  Effect.tryPromise({
+    try: load,
+    catch: (cause) => new SqlError({ cause, message: "could not load PGlite" })
+  })
+
 /** PGlite, in memory when `dataDir` is undefined, else persisted in that folder. */
 export const pgliteLayer = (
   dataDir: string | undefined,
   naming: NamingOptions = camelCaseNaming
-): Layer.Layer<SqlClient.SqlClient, SqlError> => PgliteClient.layer({ dataDir, ...naming })
+): Layer.Layer<SqlClient.SqlClient, SqlError> =>
+  Layer.unwrapEffect(
+    Effect.map(
+      loadPglite(() => import("./pglite-client.js")),
+      (PgliteClient) => PgliteClient.layer({ dataDir, ...naming })
+    )
+  )
 
 /** The database these settings select. */
 export const databaseLayer = (
@@ -260,9 +274,13 @@ export const pgliteTestLayer = (
   naming: NamingOptions = camelCaseNaming
 ): Layer.Layer<SqlClient.SqlClient, SqlError> =>
   Layer.unwrapEffect(
-    Effect.map(pgliteTemplate, (loadDataDir) =>
-      PgliteClient.layer({ dataDir: undefined, loadDataDir, ...naming })
-    )
+    Effect.gen(function* () {
+      const [PgliteClient, { pgliteTemplate }] = yield* loadPglite(() =>
+        Promise.all([import("./pglite-client.js"), import("./pglite-template.js")])
+      )
+      const loadDataDir = yield* pgliteTemplate
+      return PgliteClient.layer({ dataDir: undefined, loadDataDir, ...naming })
+    })
   )
 
 /**

@@ -22,44 +22,9 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { PGlite, type PGliteOptions, type Results, types } from "@electric-sql/pglite"
 import { Context, Effect, Layer, Option, type Scope, Stream } from "effect"
 
-/** Identifies a `PgliteClient` among `SqlClient`s. */
-export const TypeId: unique symbol = Symbol.for("@verbatim/db/PgliteClient")
-export type TypeId = typeof TypeId
+export * from "./pglite.js"
 
-export interface PgliteClientConfig {
-  /** Folder holding the database files (created if missing); `undefined` keeps it in memory. */
-  readonly dataDir?: string | undefined
-  /** A data directory tarball (from `dumpDataDir`) to start from instead of running initdb. */
-  readonly loadDataDir?: Blob | undefined
-  readonly spanAttributes?: Record<string, unknown> | undefined
-  /** Applied to identifiers in queries, e.g. `String.camelToSnake`. */
-  readonly transformQueryNames?: ((name: string) => string) | undefined
-  /** Applied to column names in results, e.g. `String.snakeToCamel`. */
-  readonly transformResultNames?: ((name: string) => string) | undefined
-  /** Whether the name transforms also reach inside JSON values (default true, as in `PgClient`). */
-  readonly transformJson?: boolean | undefined
-}
-
-export interface PgliteClient extends SqlClient.SqlClient {
-  readonly [TypeId]: TypeId
-  readonly config: PgliteClientConfig
-  /** A JSON parameter, compiled like `PgClient.json`. */
-  readonly json: (value: unknown) => Statement.Fragment
-  /** Payloads sent with NOTIFY (or `pg_notify`) on a channel, while the stream runs. */
-  readonly listen: (channel: string) => Stream.Stream<string, SqlError>
-  /**
-   * Calls `f` with each payload sent on a channel while the scope lasts, as soon as it arrives
-   * (before the statement that sent it returns, when it was sent from this process).
-   */
-  readonly onNotify: (
-    channel: string,
-    f: (payload: string) => void
-  ) => Effect.Effect<void, SqlError, Scope.Scope>
-  /** `SELECT pg_notify(channel, payload)`. */
-  readonly notify: (channel: string, payload: string) => Effect.Effect<void, SqlError>
-}
-
-export const PgliteClient = Context.GenericTag<PgliteClient>("@verbatim/db/PgliteClient")
+import { PgliteClient, type PgliteClientConfig, TypeId } from "./pglite.js"
 
 type TransformRows = (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
 

@@ -1,0 +1,108 @@
+/**
+ * The server bundle (`scripts/bundle.mjs`, what `pnpm start` runs): the modules it loads at start
+ * leave out what a server on PostgreSQL never runs (PGlite, `ws`, `fast-check`), and the stand-ins
+ * of `ws` and `fast-check` (`scripts/bundle-externals.mjs`) load their package at the first use and
+ * then behave as it does.
+ */
+import { execFileSync } from "node:child_process"
+import { readdirSync, readFileSync, rmSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import { bundledServer, repositoryRoot } from "./server-process.js"
+
+const dist = join(repositoryRoot, "apps", "server", "dist")
+
+/** The files a bundle module imports statically: its chunks, and the packages' files by URL. */
+const staticImports = (file: string) => {
+  const source = readFileSync(file, "utf8")
+  return [...source.matchAll(/(?:\bfrom|^import)\s*"([^"]+)"/gm)].map((match) => match[1] ?? "")
+}
+
+/** Every package file loaded when `server.mjs` is, through the chunks it imports statically. */
+const loadedAtStart = (): ReadonlyArray<string> => {
+  const seen = new Set<string>()
+  const packages: Array<string> = []
+  const visit = (file: string) => {
+    if (seen.has(file)) return
+    seen.add(file)
+    for (const target of staticImports(file)) {
+      if (target.startsWith("./")) visit(join(file, "..", target))
+      else packages.push(target)
+    }
+  }
+  visit(join(dist, "server.mjs"))
+  return packages
+}
+
+/** Runs an ES module script with node, in the repository, and returns what it printed. */
+const runModule = (script: string): string =>
+  execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+    cwd: repositoryRoot,
+    encoding: "utf8"
+  })
+
+describe("the server bundle", () => {
+  it("loads neither PGlite nor ws nor fast-check at start, and PGlite is in a chunk of its own", () => {
+    bundledServer()
+    const packages = loadedAtStart()
+    expect(packages.some((file) => file.includes("/pg/"))).toBe(true)
+    expect(packages.filter((file) => /pglite|\/ws\/|fast-check/.test(file))).toEqual([])
+    const chunks = readdirSync(join(dist, "chunks")).filter((name) => name.endsWith(".mjs"))
+    const withPglite = chunks.filter((name) =>
+      staticImports(join(dist, "chunks", name)).some((file) => file.includes("@electric-sql/pglite"))
+    )
+    expect(withPglite.length).toBeGreaterThan(0)
+  }, 120_000)
+
+  it("stands in for ws and fast-check, loading each at its first use", () => {
+    // Made in one process (which loads the packages to list their exports), used in another.
+    const made = runModule(`
+      import { writeFileSync, mkdtempSync } from "node:fs"
+      import { createRequire } from "node:module"
+      import { tmpdir } from "node:os"
+      import { join } from "node:path"
+      import { firstCallModule } from "./scripts/bundle-externals.mjs"
+      const fromServer = createRequire(join(process.cwd(), "apps/server/package.json"))
+      const fromPlatform = createRequire(fromServer.resolve("@effect/platform-node/NodeSocket"))
+      const fromEffect = createRequire(fromServer.resolve("effect"))
+      const at = { ws: fromPlatform.resolve("ws"), fc: fromEffect.resolve("fast-check") }
+      const dir = mkdtempSync(join(tmpdir(), "verbatim-stand-in-"))
+      for (const name of ["ws", "fc"]) writeFileSync(join(dir, name + ".mjs"), firstCallModule(at[name]))
+      console.log(JSON.stringify({ dir, at }))
+    `)
+    const { dir, at } = JSON.parse(made) as { dir: string; at: { ws: string; fc: string } }
+    try {
+      const printed = runModule(`
+        import { createRequire } from "node:module"
+        const at = ${JSON.stringify(at)}
+        const ws = await import(${JSON.stringify(join(dir, "ws.mjs"))})
+        const fc = await import(${JSON.stringify(join(dir, "fc.mjs"))})
+        const cache = createRequire(import.meta.url).cache
+        const before = [at.ws in cache, at.fc in cache]
+        const server = new ws.WebSocketServer({ noServer: true })
+        const sample = fc.sample(fc.integer({ min: 1, max: 3 }), 20)
+        const after = [at.ws in cache, at.fc in cache]
+        const real = createRequire(at.ws)(at.ws)
+        console.log(JSON.stringify({
+          before,
+          after,
+          constructed: server instanceof real.WebSocketServer && server.clients instanceof Set,
+          sampled: sample.length === 20 && sample.every((n) => n >= 1 && n <= 3),
+          symbol: fc.cloneMethod === Symbol.for("fast-check/cloneMethod"),
+          copied: fc.VerbosityLevel.Verbose === 1 && typeof ws.extension.parse === "function"
+        }))
+        server.close()
+      `)
+      expect(JSON.parse(printed)).toEqual({
+        before: [false, false],
+        after: [true, true],
+        constructed: true,
+        sampled: true,
+        symbol: true,
+        copied: true
+      })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
