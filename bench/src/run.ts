@@ -16,7 +16,9 @@
  *    almost every one), one request at a time: p50 of the service, of the bare server and of the
  *    SQL alone (the search statement, page and total, from a `pg` client in this process), and the goals' terms; with
  *    BENCH_LARGE_TRANSCRIPTS (100000 for the goals' second size) the searching account's
- *    transcripts are then topped up to that many and the searches measured again.
+ *    transcripts are then topped up to that many and the searches measured again. The common
+ *    word's ratio is given against the SQL alone and against the bare server (the issue's own
+ *    table computed its 1.09x against the bare server: "bare SQL 74 ms" in that column).
  * 3. The service's resident memory: idle after the start, after the load, and its peak.
  *
  * Settings: DATABASE_URL (required: the yardstick is a PostgreSQL client), REDIS_URL,
@@ -334,7 +336,7 @@ const program = Effect.gen(function* () {
       ...searches.map((search) =>
         search.label === "rare"
           ? `| search rare word, ${search.transcripts} transcripts, p50 ms (SQL alone ${search.sqlP50}) | ${search.service.p50Ms} | ${search.bare.p50Ms} | ${fixed(search.service.p50Ms - search.sqlP50, 3)} ms over SQL (goal <= 1) |`
-          : `| search common word, ${search.transcripts} transcripts, p50 ms (SQL alone ${search.sqlP50}) | ${search.service.p50Ms} | ${search.bare.p50Ms} | ${fixed(search.service.p50Ms / search.sqlP50)}x SQL (goal <= 1.2) |`
+          : `| search common word, ${search.transcripts} transcripts, p50 ms (SQL alone ${search.sqlP50}) | ${search.service.p50Ms} | ${search.bare.p50Ms} | ${fixed(search.service.p50Ms / search.sqlP50)}x SQL alone, ${fixed(search.service.p50Ms / search.bare.p50Ms)}x bare server (goal <= 1.2) |`
       ),
       `| service RSS MB: idle / after the load / peak | ${idle.rssMb} / ${after.rssMb} / ${after.peakMb} | ${bareIdle.rssMb} | goal idle <= 150, load <= 300 |`,
       `| failed requests (non-2xx, errors) | ${failed} | | |`,
