@@ -126,13 +126,19 @@ describe.runIf(databaseUrl !== "")("database outages (PostgreSQL through a proxy
     )
 
     it.effect(
-      "down: 503 with Retry-After at once; back: 200 again without a restart",
+      "down: 503 with Retry-After at once; back: 200 again without a restart, prepared statements too",
       () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           const { key } = yield* server.newAccount({ credits: 10 })
           const credits = server.get(api("/credits"), { key })
           expect((yield* credits).status).toBe(200)
+          // An owned transcript is served by prepared (named) statements, which each connection
+          // prepares once: the connections opened after the outage must prepare them again.
+          const video = { video: "Rt7mN0pWzYe", mode: "captions_only" }
+          const owned = server.post(api("/transcribe"), { key, json: video })
+          expect((yield* owned).json).toMatchObject({ status: "completed", credits_used: 1 })
+          expect((yield* owned).json).toMatchObject({ status: "completed", credits_used: 0 })
 
           yield* Effect.promise(() => proxy.close())
           for (let i = 0; i < 3; i++) {
@@ -140,17 +146,15 @@ describe.runIf(databaseUrl !== "")("database outages (PostgreSQL through a proxy
             expectUnavailable(response)
             expect(ms).toBeLessThan(bound)
           }
-          const transcribe = yield* server.post(api("/transcribe"), {
-            key,
-            json: { video: "Rt7mN0pWzYe", mode: "captions_only" }
-          })
-          expectUnavailable(transcribe)
+          expectUnavailable(yield* owned)
           expect((yield* server.get(api("/health"))).status).toBe(503)
           expect((yield* server.get(api("/ping"))).status).toBe(200)
 
           yield* Effect.promise(() => proxy.open())
           yield* recovered(credits)
           expect((yield* server.get(api("/health"))).status).toBe(200)
+          expect((yield* owned).json).toMatchObject({ status: "completed", credits_used: 0 })
+          expect((yield* credits).json).toMatchObject({ credits: 9 })
         }),
       60_000
     )
