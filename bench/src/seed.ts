@@ -91,7 +91,7 @@ interface Row {
   readonly title: string
   readonly sourceKind: string
   readonly text: string
-  /** Its segments as JSON, or none for one segment of the whole text (built in SQL). */
+  /** Its segments (also their JSON text, as the service writes it), or none for one segment of the whole text (built in SQL). */
   readonly segments?: ReadonlyArray<{ text: string; start: number; end: number }>
   readonly createdAt: Date
 }
@@ -100,17 +100,20 @@ interface Row {
  * One statement for many rows: every column an array parameter. Every transcript has `wordsPer`
  * words, 400 ms a word.
  */
-const insertRows = (client: pg.Client, rows: ReadonlyArray<Row>, wordsPer: number) =>
-  client.query(
+const insertRows = (client: pg.Client, rows: ReadonlyArray<Row>, wordsPer: number) => {
+  const segmentsJson = rows.map((row) => (row.segments === undefined ? null : JSON.stringify(row.segments)))
+  return client.query(
     `INSERT INTO transcripts (id, account_id, video_id, language, source_kind, status, video_title, channel_id,
-      text, segments, has_timestamps, word_count, segment_count, duration_seconds, credits_used, summary,
-      mind_map, asr_intelligence, created_at, updated_at)
+      text, segments, segments_json, has_timestamps, word_count, segment_count, duration_seconds, credits_used,
+      summary, mind_map, asr_intelligence, created_at, updated_at)
      SELECT r.id, r.account_id, r.video_id, 'en', r.source_kind, 'succeeded', r.title, NULL, r.text,
        coalesce(r.segments, jsonb_build_array(jsonb_build_object('text', r.text, 'start', 0, 'end', $9::int * 400))),
+       r.segments_json,
        true, $9::int, coalesce(jsonb_array_length(r.segments), 1), $10::int, 1, NULL, NULL, NULL,
        r.created_at, r.created_at
      FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[],
-       $8::timestamptz[]) AS r (id, account_id, video_id, title, source_kind, text, segments, created_at)`,
+       $8::timestamptz[], $11::text[]) AS r (id, account_id, video_id, title, source_kind, text, segments, created_at,
+       segments_json)`,
     [
       rows.map(() => crypto.randomUUID()),
       rows.map((row) => row.accountId),
@@ -118,12 +121,15 @@ const insertRows = (client: pg.Client, rows: ReadonlyArray<Row>, wordsPer: numbe
       rows.map((row) => row.title),
       rows.map((row) => row.sourceKind),
       rows.map((row) => row.text),
-      rows.map((row) => (row.segments === undefined ? null : JSON.stringify(row.segments))),
+      segmentsJson,
       rows.map((row) => row.createdAt),
       wordsPer,
-      Math.ceil((wordsPer * 400) / 1000)
+      Math.ceil((wordsPer * 400) / 1000),
+      // Also as text, as the service writes `segments_json` (a jsonb cast to text has its own form).
+      segmentsJson
     ]
   )
+}
 
 /** Splits a text into caption-sized segments, 400 ms a word. */
 const segmentsOf = (text: string) => {

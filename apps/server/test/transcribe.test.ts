@@ -7,7 +7,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Api, Transcript } from "@verbatim/domain"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { TestServer, TestServerLive } from "./server.js"
 import {
   allJobs,
@@ -68,13 +68,15 @@ layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
             Api.TranscribeCompleted,
             yield* transcribe(server, key, { video: videos.manualOnly })
           )
-          const second = yield* decode(
-            Api.TranscribeCompleted,
-            yield* transcribe(server, key, {
-              video: `https://www.youtube.com/watch?v=${videos.manualOnly}`,
-              mode: "captions_only"
-            })
-          )
+          const served = yield* transcribe(server, key, {
+            video: `https://www.youtube.com/watch?v=${videos.manualOnly}`,
+            mode: "captions_only"
+          })
+          const second = yield* decode(Api.TranscribeCompleted, served)
+          // The owned transcript's segments go out as the text they were stored as: the body is
+          // still the schema's encoding, byte for byte.
+          expect(served.text).toBe(JSON.stringify(Schema.encodeSync(Api.TranscribeCompleted)(second)))
+          expect(served.headers.get("content-type")).toBe("application/json")
           expect(first.credits_used).toBe(1)
           expect(second.credits_used).toBe(0)
           expect(second.job_id).not.toBe(first.job_id)

@@ -1,21 +1,47 @@
 /**
  * The completed transcribe answer, encoded with its timed pieces as they are: the JSON is the
  * schema's, byte for byte, whatever the answer holds (segments with and without words, paragraphs,
- * word lists, ASR intelligence or none).
+ * word lists, ASR intelligence or none), and whether its segments are the stored JSON text of an
+ * owned transcript (`ServedTranscript.segmentsJson`) or values.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Api } from "@verbatim/domain"
+import { type PayloadParts, ServedTranscript, segmentsJsonOf, transcribeData } from "@verbatim/core"
+import { Api, Ids, Transcript } from "@verbatim/domain"
 import { Arbitrary, Effect, FastCheck as fc, Schema } from "effect"
-import { completedJson } from "../src/answers.js"
+import { completedBody } from "../src/answers.js"
 
 const encodeWithSchema = Schema.encodeSync(Api.TranscribeCompleted)
+const encodeSegments = Schema.encodeSync(Schema.Array(Transcript.Segment))
+
+/** The answer serving `record` with `parts`, as POST /transcribe builds it. */
+const answerOf = (record: ServedTranscript, parts: PayloadParts) =>
+  new Api.TranscribeCompleted({
+    request_id: Ids.RequestId.make("6f9619ff-8b86-4d11-b42d-00c04fc964ff"),
+    mode: "captions_only",
+    status: "completed",
+    data: transcribeData(record, parts),
+    credits_used: 0,
+    job_id: Ids.JobId.make("7f9619ff-8b86-4d11-b42d-00c04fc964ff")
+  })
+
+/** The record as the store serves it with its segments' text: segments parsed from it when read. */
+const withStoredText = (record: ServedTranscript, reads: { count: number }): ServedTranscript => {
+  const segmentsJson = JSON.stringify(encodeSegments(record.segments))
+  return {
+    ...record,
+    segmentsJson,
+    get segments() {
+      reads.count++
+      return Schema.decodeUnknownSync(Schema.Array(Transcript.Segment))(JSON.parse(segmentsJson))
+    }
+  }
+}
 
 describe("completed transcribe answers", () => {
   it("serialise exactly as the schema encodes them (property)", () => {
     fc.assert(
       fc.property(Arbitrary.make(Api.TranscribeCompleted), (answer) => {
-        const fast = JSON.stringify(Effect.runSync(completedJson(answer)))
-        expect(fast).toBe(JSON.stringify(encodeWithSchema(answer)))
+        expect(Effect.runSync(completedBody(answer))).toBe(JSON.stringify(encodeWithSchema(answer)))
       }),
       { numRuns: 200 }
     )
@@ -43,7 +69,55 @@ describe("completed transcribe answers", () => {
       credits_used: 0,
       job_id: null
     })
-    const json = JSON.parse(JSON.stringify(Effect.runSync(completedJson(answer))))
+    const json = JSON.parse(Effect.runSync(completedBody(answer)))
     expect(json.data.transcript).toEqual(transcript)
+  })
+
+  it("serialise exactly as the schema encodes them with the stored text of segments (property)", () => {
+    const parts = fc.record({ segments: fc.boolean(), paragraphs: fc.boolean(), words: fc.boolean() })
+    fc.assert(
+      fc.property(Arbitrary.make(ServedTranscript), parts, (record, asked) => {
+        const stored = withStoredText(record, { count: 0 })
+        const answer = answerOf(stored, asked)
+        const expected = JSON.stringify(encodeWithSchema(answerOf(record, asked)))
+        expect(Effect.runSync(completedBody(answer))).toBe(expected)
+        // Values for every other caller (MCP, batch results, idempotency records): the same answer.
+        expect(JSON.stringify(encodeWithSchema(answer))).toBe(expected)
+        // The text is taken whenever segments are asked for and carry no words the answer leaves out.
+        const taken =
+          asked.segments && (asked.words || record.segments.every((segment) => segment.words === undefined))
+        expect(segmentsJsonOf(answer.data.transcript) !== undefined).toBe(taken)
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("put an owned transcript's stored segments in the answer without reading them as values", () => {
+    const segments = [
+      new Transcript.Segment({ text: 'He said "words": \\ \u0001 café 𝄞', start: 0, end: 1_200 }),
+      new Transcript.Segment({ text: "Goodbye", start: 1_200, end: 2_000 })
+    ]
+    const record: ServedTranscript = {
+      id: "8f9619ff-8b86-4d11-b42d-00c04fc964ff" as ServedTranscript["id"],
+      videoId: "dQw4w9WgXcQ",
+      videoTitle: "A title",
+      language: "en" as ServedTranscript["language"],
+      sourceKind: "manual",
+      text: 'He said "words": \\ \u0001 café 𝄞 Goodbye',
+      segments,
+      asrIntelligence: null
+    }
+    const reads = { count: 0 }
+    const answer = answerOf(withStoredText(record, reads), {
+      segments: true,
+      paragraphs: false,
+      words: false
+    })
+    const body = Effect.runSync(completedBody(answer))
+    expect(reads.count).toBe(0)
+    expect(body).toBe(
+      JSON.stringify(encodeWithSchema(answerOf(record, { segments: true, paragraphs: false, words: false })))
+    )
+    expect(body).toContain(`"segments":${JSON.stringify(encodeSegments(segments))},"paragraphs":null`)
   })
 })

@@ -47,7 +47,14 @@ export const ServedTranscript = TranscriptRecord.pick(
   "segments",
   "asrIntelligence"
 )
-export interface ServedTranscript extends Schema.Schema.Type<typeof ServedTranscript> {}
+export interface ServedTranscript extends Schema.Schema.Type<typeof ServedTranscript> {
+  /**
+   * The JSON text of `segments` exactly as `JSON.stringify` writes their encoding with
+   * `Schema.Array(Segment)`, when the store kept it (`segments` is then read from it, when first
+   * asked for): an answer carries this text as it is (`transcriptPayload`).
+   */
+  readonly segmentsJson?: string | undefined
+}
 
 export interface OwnedFilter {
   readonly id?: Ids.TranscriptId | undefined

@@ -24,20 +24,55 @@ const withoutWords = (segment: Transcript.Segment): Transcript.Segment =>
     ? segment
     : new Transcript.Segment({ text: segment.text, start: segment.start, end: segment.end }, alreadyChecked)
 
+/** The segments' JSON text of payloads built from it (`segmentsJsonOf`). */
+const segmentsJsons = new WeakMap<Api.TranscriptPayload, string>()
+
+/**
+ * The JSON text a payload's `segments` encode to, when the payload was built from a stored
+ * transcript's text (`ServedTranscript.segmentsJson`): an answer writes it as it is. Undefined for
+ * any other payload, whose segments are encoded as usual.
+ */
+export const segmentsJsonOf = (payload: Api.TranscriptPayload): string | undefined =>
+  segmentsJsons.get(payload)
+
+/**
+ * Whether segments' JSON text as `JSON.stringify` writes it may hold word timings. In such text
+ * `"words":` can only be a key (a quote inside a string is escaped), and only a segment has that
+ * key; an empty `"words":[]` counts too, so a payload without words never takes such text as it is.
+ */
+const mayHaveWords = (json: string): boolean => json.includes('"words":')
+
 export const transcriptPayload = (record: ServedTranscript, parts: PayloadParts): Api.TranscriptPayload => {
+  const json = record.segmentsJson
+  const asStored = json !== undefined && parts.segments && (parts.words || !mayHaveWords(json))
   const words =
     parts.words && Transcript.hasWords(record.segments) ? Transcript.wordsOf(record.segments) : null
-  return new Api.TranscriptPayload(
+  const payload = new Api.TranscriptPayload(
     {
       text: record.text,
       language: record.language,
       source: record.sourceKind,
-      segments: parts.segments ? (parts.words ? record.segments : record.segments.map(withoutWords)) : [],
+      segments: asStored
+        ? []
+        : parts.segments
+          ? parts.words
+            ? record.segments
+            : record.segments.map(withoutWords)
+          : [],
       paragraphs: parts.paragraphs ? Transcript.paragraphsOf(record.segments) : null,
       words
     },
     alreadyChecked
   )
+  if (asStored) {
+    // The stored segments as they are (the words they hold are asked for, or they hold none). Read
+    // only when a caller needs them as values (MCP, batch results, an idempotency record): an
+    // answer over HTTP writes their text (issue 13: parsing and writing back the segments of an
+    // owned transcript was about a fifth of POST /transcribe's CPU).
+    Object.defineProperty(payload, "segments", { enumerable: true, get: () => record.segments })
+    segmentsJsons.set(payload, json)
+  }
+  return payload
 }
 
 export const transcribeData = (record: ServedTranscript, parts: PayloadParts): Api.TranscribeData =>

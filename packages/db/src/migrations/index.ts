@@ -13,6 +13,7 @@ import { collections } from "./0010_collections.js"
 import { batchItemVideos } from "./0011_batch_item_videos.js"
 import { themes } from "./0012_themes.js"
 import { accountChanges } from "./0013_account_changes.js"
+import { transcriptSegmentsJson } from "./0014_transcript_segments_json.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
@@ -27,5 +28,6 @@ export const migrations: Migrations = {
   "0010_collections": collections,
   "0011_batch_item_videos": batchItemVideos,
   "0012_themes": themes,
-  "0013_account_changes": accountChanges
+  "0013_account_changes": accountChanges,
+  "0014_transcript_segments_json": transcriptSegmentsJson
 }

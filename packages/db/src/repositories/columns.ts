@@ -64,6 +64,13 @@ const storedSegment = (segment: StoredTimed) =>
   )
 
 /**
+ * Segments from the JSON text this service wrote of them (`segments_json`), read as `StoredSegments`
+ * reads the `jsonb` column. The text is ours: text that does not parse is a defect.
+ */
+export const parseStoredSegments = (json: string): ReadonlyArray<Transcript.Segment> =>
+  (JSON.parse(json) as ReadonlyArray<StoredTimed>).map(storedSegment)
+
+/**
  * A `jsonb` column of segments as this service writes them (every write encodes them with
  * `Schema.Array(Segment)`): read back as `Segment`s without checking every field again. Validating
  * the 80-odd segments of a transcript field by field cost more than a third of a millisecond per

@@ -18,10 +18,18 @@ import {
   ServedTranscript,
   type SettleResult
 } from "@verbatim/core"
-import { Api, Ids } from "@verbatim/domain"
+import { Api, Ids, type Transcript } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { prepared } from "../prepared.js"
-import { Int8, nullableJsonText, StoredSegments, Timestamp, toDate, toNullableDate } from "./columns.js"
+import {
+  Int8,
+  nullableJsonText,
+  parseStoredSegments,
+  StoredSegments,
+  Timestamp,
+  toDate,
+  toNullableDate
+} from "./columns.js"
 import { operation } from "./failure.js"
 import { countOf, totalOf } from "./page.js"
 import { ownedConditions } from "./transcripts.js"
@@ -45,9 +53,32 @@ const RunnableRow = Schema.Struct({
 
 const Updated = Schema.Struct({ id: Ids.JobId })
 
-/** What serving reads of a transcript (`insertServing`): the columns an answer carries, no more. */
-const ServedRow = Schema.Struct({ ...ServedTranscript.fields, segments: StoredSegments })
-const servedColumnList = "id, video_id, video_title, language, source_kind, text, segments, asr_intelligence"
+/**
+ * What serving reads of a transcript (`insertServing`): the columns an answer carries, no more. The
+ * segments come as the JSON text they were written as (`segments_json`), or from the `jsonb` column
+ * for a row written before that column.
+ */
+const ServedRow = Schema.Struct({
+  ...ServedTranscript.fields,
+  segments: Schema.NullOr(StoredSegments),
+  segmentsJson: Schema.NullOr(Schema.String)
+})
+const servedColumnList = `id, video_id, video_title, language, source_kind, text, asr_intelligence, segments_json,
+  CASE WHEN segments_json IS NULL THEN segments END AS segments`
+
+/** A served transcript from its row: segments from their JSON text only when they are asked for. */
+const servedOf = ({ segments, segmentsJson, ...fields }: typeof ServedRow.Type): ServedTranscript => {
+  if (segmentsJson === null) return { ...fields, segments: segments ?? [] }
+  let parsed: ReadonlyArray<Transcript.Segment> | undefined
+  return {
+    ...fields,
+    segmentsJson,
+    get segments() {
+      parsed ??= parseStoredSegments(segmentsJson)
+      return parsed
+    }
+  }
+}
 
 const isJobId = Schema.is(Ids.JobId)
 
@@ -324,7 +355,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
           )
           SELECT served.* FROM served`
         const [served] = yield* decodeServed(rows)
-        return Option.fromNullable(served)
+        return served === undefined ? Option.none() : Option.some(servedOf(served))
       }).pipe(operation("Jobs.insertServing")),
 
     get: (accountId, id) => findOwned({ accountId, id }).pipe(operation("Jobs.get")),

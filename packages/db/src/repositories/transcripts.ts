@@ -202,7 +202,8 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
     Request: InsertRow,
     Result: RecordRow,
     execute: (row) =>
-      sql`INSERT INTO transcripts ${sql.insert({ ...row, updatedAt: row.createdAt })}
+      // `segments_json`: the segments' JSON text as written, which serving puts in its answer (`Jobs.insertServing`).
+      sql`INSERT INTO transcripts ${sql.insert({ ...row, segmentsJson: row.segments, updatedAt: row.createdAt })}
         ON CONFLICT (account_id, video_id, language, source_kind) DO NOTHING
         RETURNING ${recordColumns}`
   })

@@ -2,10 +2,12 @@
  * `Jobs` on every database: jobs read back as written, only by their account, listed newest first
  * with a status filter and a correct total; a deleted transcript leaves its jobs without one.
  */
+
+import * as SqlClient from "@effect/sql/SqlClient"
 import { expect } from "@effect/vitest"
 import { type JobRecord, Jobs, ServedTranscript, type TranscriptRecord } from "@verbatim/core"
-import type { Ids } from "@verbatim/domain"
-import { DateTime, Effect, Option, Struct } from "effect"
+import { type Ids, Transcript } from "@verbatim/domain"
+import { DateTime, Effect, Option, Schema, Struct } from "effect"
 import { migrations } from "../../src/migrations/index.js"
 import { RepositoriesLive } from "../../src/persistence.js"
 import { describeEachDatabase } from "../harness.js"
@@ -23,9 +25,16 @@ import {
 
 const ids = (jobs: ReadonlyArray<JobRecord>) => jobs.map((item) => item.id)
 
-/** What serving reads of a stored transcript. */
-const servedOf = (record: TranscriptRecord): ServedTranscript =>
-  Struct.pick(record, ...(Object.keys(ServedTranscript.fields) as Array<keyof ServedTranscript>))
+const encodeSegments = Schema.encodeSync(Schema.Array(Transcript.Segment))
+
+/** What serving reads of a stored transcript: with its segments' JSON text as `JSON.stringify` wrote their encoding. */
+const servedOf = (record: TranscriptRecord): ServedTranscript => ({
+  ...Struct.pick(
+    record,
+    ...(Object.keys(ServedTranscript.fields) as Array<keyof typeof ServedTranscript.fields>)
+  ),
+  segmentsJson: JSON.stringify(encodeSegments(record.segments))
+})
 
 /** A new processing job of the test lane, not claimed yet. */
 const processingJob = (owner: Ids.AccountId) =>
@@ -114,6 +123,45 @@ describeEachDatabase(
             expect(yield* jobs.insertServing(missing, filter)).toEqual(Option.none())
             expect(yield* jobs.get(owner, missing.id)).toEqual(Option.none())
           }
+        }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect(
+      "serves segments as the JSON text they were written as, byte for byte; a row without it from jsonb",
+      () =>
+        Effect.gen(function* () {
+          const { jobs, transcripts } = yield* repositories
+          const sql = yield* SqlClient.SqlClient
+          const account = yield* newAccount()
+          // Text that jsonb would write otherwise: escapes, a control character, non-ASCII, a key-like
+          // quote; keys in the schema's order (jsonb sorts them) and no spaces (jsonb adds them).
+          const text = 'Say "words": \\ tab\there\u0001 — café 𝄞 \u2028 </script>'
+          const segments = [
+            new Transcript.Segment({
+              text,
+              start: 0,
+              end: 4_000,
+              words: [new Transcript.Word({ text: '"Say"', start: 0, end: 500 })]
+            }),
+            new Transcript.Segment({ text: "Goodbye", start: 4_000, end: 5_500 })
+          ]
+          const stored = transcript(account.id, { text: `${text} Goodbye`, segments, segmentCount: 2 })
+          yield* transcripts.store(stored)
+          const served = yield* jobs.insertServing(job(account.id), {})
+          const json = Option.getOrThrow(served).segmentsJson
+          expect(json).toBe(JSON.stringify(encodeSegments(segments)))
+          expect(served).toEqual(Option.some(servedOf(stored)))
+          // jsonb's own text differs: serving must not read that.
+          const [row] = yield* sql<{
+            readonly t: string
+          }>`SELECT segments::text AS t FROM transcripts WHERE id = ${stored.id}`
+          expect(row?.t).not.toBe(json)
+
+          // A row stored before the column: its segments are read from the jsonb column, without text.
+          yield* sql`UPDATE transcripts SET segments_json = NULL WHERE id = ${stored.id}`
+          const before = Option.getOrThrow(yield* jobs.insertServing(job(account.id), {}))
+          expect(before.segmentsJson).toBeUndefined()
+          expect(before).toEqual({ ...servedOf(stored), segmentsJson: undefined })
         }).pipe(Effect.provide(RepositoriesLive))
     )
 
