@@ -264,6 +264,71 @@ describeEachDatabase(
       }).pipe(Effect.provide(RepositoriesLive))
     )
 
+    it.effect(
+      "searches under every combination of filters, with and without segments, reading each row whole",
+      () =>
+        Effect.gen(function* () {
+          const { transcripts } = yield* repositories
+          const account = yield* newAccount()
+          // Each combination is a statement of its own (`searchText`): its parameters are numbered by
+          // the filters that are set, and its rows carry the fields' names without the client's renaming.
+          const records = Array.from({ length: 8 }, (_, i) =>
+            transcript(account.id, {
+              videoId: `shape${String(i).padStart(6, "0")}`,
+              videoTitle: i % 4 === 3 ? null : `Walk ${i}`,
+              text: i === 5 ? "a quiet street" : "boats in the harbour",
+              language: language(i % 2 === 0 ? "en" : "fr"),
+              sourceKind: i % 3 === 0 ? "manual" : "auto",
+              createdAt: at(`2026-07-0${i + 1}T12:00:00.25${i}Z`)
+            })
+          )
+          for (const record of records) yield* transcripts.store(record)
+          const newest = [...records].reverse().filter((record) => record.text.includes("harbour"))
+          const from = at("2026-07-03T12:00:00.252Z")
+          const to = at("2026-07-07T00:00:00Z")
+          for (const filterLanguage of [undefined, language("en"), language("fr")]) {
+            for (const createdFrom of [undefined, from]) {
+              for (const createdTo of [undefined, to]) {
+                for (const includeSegments of [false, true]) {
+                  const expected = newest.filter(
+                    (record) =>
+                      (filterLanguage === undefined || record.language === filterLanguage) &&
+                      (createdFrom === undefined ||
+                        record.createdAt.epochMillis >= createdFrom.epochMillis) &&
+                      (createdTo === undefined || record.createdAt.epochMillis <= createdTo.epochMillis)
+                  )
+                  const page = yield* transcripts.search(
+                    account.id,
+                    query({
+                      search: "harbour",
+                      language: filterLanguage,
+                      createdFrom,
+                      createdTo,
+                      includeSegments,
+                      limit: 2
+                    })
+                  )
+                  expect({ filterLanguage, createdFrom, createdTo, includeSegments, ...page }).toEqual({
+                    filterLanguage,
+                    createdFrom,
+                    createdTo,
+                    includeSegments,
+                    items: expected
+                      .slice(0, 2)
+                      .map((record) =>
+                        includeSegments
+                          ? { ...summaryOf(record), segments: record.segments }
+                          : summaryOf(record)
+                      ),
+                    total: expected.length
+                  })
+                }
+              }
+            }
+          }
+        }).pipe(Effect.provide(RepositoriesLive))
+    )
+
     it.effect("pages through the list with a correct total, and adds segments only when asked", () =>
       Effect.gen(function* () {
         const { transcripts } = yield* repositories
