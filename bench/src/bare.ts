@@ -9,6 +9,8 @@
  *   `job_id`), built by hand from the row.
  * - `GET /api/v2/transcripts?search=`: the key lookup, the page with its total (the count alone when
  *   the page is empty past the start), then the same list body.
+ * - `GET /api/v2/credits`: the key lookup and the balance read, then the same body: what an
+ *   authenticated request costs beyond its use case (`ab.ts` measures the service's shared path by it).
  *
  * It checks nothing else (no rate limit, no log, no validation beyond what it needs), by design.
  * Run as a child process by `run.ts`: `DATABASE_URL`, `PORT` (0 picks one); prints `listening <port>`.
@@ -16,12 +18,22 @@
 import { createHash, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import pg from "pg"
-import { jobInsert, keyLookup, ownedRead, searchCount, searchPage, searchParameters } from "./statements.js"
+import {
+  balanceRead,
+  jobInsert,
+  keyLookup,
+  ownedRead,
+  searchCount,
+  searchPage,
+  searchParameters
+} from "./statements.js"
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 })
 
 interface AccountRow {
   readonly id: string
+  readonly plan: string
+  readonly onboarding_completed: boolean
 }
 
 const send = (response: ServerResponse, status: number, body: string) => {
@@ -164,6 +176,22 @@ const search = async (request: IncomingMessage, response: ServerResponse, url: U
   )
 }
 
+const credits = async (request: IncomingMessage, response: ServerResponse) => {
+  const account = await authenticate(request)
+  if (account === undefined) return fail(response, 401, "invalid_api_key")
+  const { rows } = await pool.query<{ credits: number }>(balanceRead, [account.id])
+  send(
+    response,
+    200,
+    JSON.stringify({
+      credits: rows[0]?.credits ?? 0,
+      plan: account.plan,
+      thumbnail_credits: 0,
+      onboarding_completed: account.onboarding_completed
+    })
+  )
+}
+
 const server = createServer((request, response) => {
   const url = new URL(request.url ?? "/", "http://bare")
   const handled =
@@ -171,7 +199,9 @@ const server = createServer((request, response) => {
       ? transcribe(request, response)
       : request.method === "GET" && url.pathname === "/api/v2/transcripts"
         ? search(request, response, url)
-        : Promise.resolve(fail(response, 404, "not_found"))
+        : request.method === "GET" && url.pathname === "/api/v2/credits"
+          ? credits(request, response)
+          : Promise.resolve(fail(response, 404, "not_found"))
   handled.catch((error: unknown) => {
     process.stderr.write(`bare server: ${String(error)}\n`)
     if (!response.headersSent) fail(response, 500, "internal_error")

@@ -28,16 +28,17 @@
  * bench/results/profiles/; `profile.ts` summarises it). Seeding (`seed.ts`) is timed and reported.
  * Results are printed as one table and written as JSON to bench/results/.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { type ChildProcess, execFileSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Config, Console, Effect, Logger, LogLevel, Redacted } from "effect"
 import pg from "pg"
 import type { LoadResult, LoadSpec } from "./load.js"
+import { load, startProcess } from "./processes.js"
 import { benchDatabase, ownedVideo, seedAccounts, seeding, seedOwned, seedSearchable } from "./seed.js"
-import { freeLocalPort, startArguments } from "./start-command.js"
+import { startArguments } from "./start-command.js"
 import { searchPage, searchParameters } from "./statements.js"
 import { commonWord, rareWord } from "./words.js"
 
@@ -70,81 +71,12 @@ const serverBundle = (): ReadonlyArray<string> => {
   return startArguments(root)
 }
 
-const freePort = Effect.promise(freeLocalPort)
-
-interface Started {
-  readonly child: ChildProcess
-  readonly base: string
-}
-
-/** A server process, stopped (SIGTERM) when the run ends; ready when its `/api/v2/ping` answers. */
-const startProcess = (
-  name: string,
-  args: ReadonlyArray<string>,
-  env: Record<string, string>,
-  logFile: string
-) =>
-  Effect.acquireRelease(
-    Effect.gen(function* () {
-      const port = yield* freePort
-      const child = spawn(process.execPath, args, {
-        cwd: root,
-        env: { ...process.env, ...env, PORT: String(port) },
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      const log = createWriteStream(logFile)
-      child.stdout?.pipe(log)
-      child.stderr?.pipe(log)
-      const base = `http://127.0.0.1:${port}/api/v2`
-      const deadline = Date.now() + 180_000
-      while (Date.now() < deadline) {
-        const up = yield* Effect.promise(() =>
-          fetch(`${base}/ping`).then(
-            () => true,
-            () => false
-          )
-        )
-        if (up) return { child, base } satisfies Started
-        if (child.exitCode !== null) break
-        yield* Effect.sleep("100 millis")
-      }
-      return yield* Effect.dieMessage(`${name} did not start: see ${logFile}`)
-    }),
-    ({ child }) =>
-      Effect.async<void>((resume) => {
-        if (child.exitCode !== null) return resume(Effect.void)
-        child.once("exit", () => resume(Effect.void))
-        child.kill("SIGTERM")
-      })
-  )
-
 /** Resident and peak memory of a process, from /proc, in MB. */
 const memoryOf = (child: ChildProcess) =>
   Effect.sync(() => {
     const status = readFileSync(`/proc/${child.pid}/status`, "utf8")
     const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? "0")
     return { rssMb: Math.round(kb("VmRSS") / 1024), peakMb: Math.round(kb("VmHWM") / 1024) }
-  })
-
-const load = (spec: LoadSpec) =>
-  Effect.async<LoadResult, Error>((resume) => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", join(benchDir, "src", "load.ts"), JSON.stringify(spec)],
-      {
-        cwd: benchDir,
-        stdio: ["ignore", "pipe", "inherit"]
-      }
-    )
-    let out = ""
-    child.stdout.on("data", (chunk) => {
-      out += String(chunk)
-    })
-    child.on("close", (code) =>
-      code === 0
-        ? resume(Effect.succeed(JSON.parse(out) as LoadResult))
-        : resume(Effect.fail(new Error(`the load generator exited with ${code}`)))
-    )
   })
 
 /** p50 of the search page statement alone, from a `pg` client: the SQL round trip of the goals. */

@@ -3,9 +3,13 @@
  * (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) set, every request's span (`http.server ...`), the use
  * cases' and repositories' spans (`verbatim.db.Accounts.findByKeyHash`) and the SQL statements'
  * (`sql.execute`) are exported over OTLP/HTTP, in batches (`OTEL_BSP_*`), named
- * `OTEL_SERVICE_NAME` (default `verbatim-server`). Unset: nothing is exported and the SDK is not
- * loaded; Effect's own spans cost what they cost before.
+ * `OTEL_SERVICE_NAME` (default `verbatim-server`). Unset: nothing is exported, the SDK is not
+ * loaded, and no span is made: spans that go nowhere were work on every request (the HTTP server's
+ * span parsed the URL and copied the headers into attributes; each span read the clock and carried
+ * attributes), so Effect's tracer is switched off (`withSpan` makes a no-op span) and the HTTP
+ * server's span is skipped.
  */
+import { HttpMiddleware } from "@effect/platform"
 import { Config, Effect, Layer, Option } from "effect"
 
 export interface TracingSettings {
@@ -25,13 +29,19 @@ export const TracingConfig: Config.Config<TracingSettings> = Config.all({
   Config.map(({ traces, all, serviceName }) => ({ endpoint: Option.orElse(traces, () => all), serviceName }))
 )
 
+/** No spans: Effect's tracer off, and no span for each HTTP request. */
+export const tracingOff: Layer.Layer<never> = Layer.merge(
+  Layer.setTracerEnabled(false),
+  Layer.scopedDiscard(Effect.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true))
+)
+
 /**
  * The tracer of the settings: OTLP/HTTP export when an endpoint is set (the SDK, `./tracing-sdk.js`,
- * is imported only then), else nothing.
+ * is imported only then), else `tracingOff`.
  */
 export const tracingFor = (settings: TracingSettings): Layer.Layer<never> =>
   Option.isNone(settings.endpoint)
-    ? Layer.empty
+    ? tracingOff
     : Layer.unwrapEffect(
         Effect.promise(() => import("./tracing-sdk.js")).pipe(
           Effect.map(({ otlpTracing }) => otlpTracing(settings.serviceName))

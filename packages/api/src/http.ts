@@ -63,21 +63,30 @@ export const readBodiesAsJson = (
         ? original
         : original.modify({ headers: Headers.set(original.headers, "content-type", "application/json") })
     if (jsonDepth(yield* request.text) > maxJsonDepth) return yield* bodyTooDeep
-    return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, request)
+    // The request read is the one in context (its body kept): no need to provide it again.
+    return yield* request === original
+      ? app
+      : Effect.provideService(app, HttpServerRequest.HttpServerRequest, request)
   })
 
 /**
  * The body limit: a `Content-Length` above `maxBodyBytes` is refused before the body is read
- * (413 `request_too_large`); a chunked body is cut off at the limit, with the same answer.
+ * (413 `request_too_large`); a chunked body is cut off at the limit, with the same answer. A method
+ * without a body (GET, HEAD, OPTIONS) has no route that reads one, so its request runs as it is:
+ * setting the limit would be a fiber-local change on every such request for nothing.
  */
-export const limitBodies = <E>(app: HttpApp.Default<E>): HttpApp.Default<E | Errors.ApiError> =>
-  Effect.flatMap(
+export const limitBodies = <E>(app: HttpApp.Default<E>): HttpApp.Default<E | Errors.ApiError> => {
+  const limited = HttpIncomingMessage.withMaxBodySize(app, Option.some(maxBodyBytes))
+  return Effect.flatMap(
     HttpServerRequest.HttpServerRequest,
     (request): HttpApp.Default<E | Errors.ApiError> =>
       Number(request.headers["content-length"] ?? "0") > maxBodyBytes
         ? Effect.fail(bodyTooLarge)
-        : HttpIncomingMessage.withMaxBodySize(app, Option.some(maxBodyBytes))
+        : HttpMethod.hasBody(request.method)
+          ? limited
+          : app
   )
+}
 
 /** Answers every failure with the error body (see `failures.ts`). */
 export const answerFailures = <E>(app: HttpApp.Default<E>): HttpApp.Default =>

@@ -7,7 +7,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { PersistenceError } from "@verbatim/core"
-import { Duration, Effect, Option, Schedule, Schema } from "effect"
+import { Duration, Effect, FiberRef, Option, Schedule, Schema } from "effect"
 import { isDatabaseUnavailable, isTransientConflict } from "../postgres-error.js"
 
 /** How often, and how soon, work the server rolled back for a deadlock runs again. */
@@ -23,10 +23,28 @@ export const conflictRetries = Schedule.exponential(Duration.millis(10)).pipe(
  */
 export const retryingConflicts = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (inTransaction) =>
-    Option.isSome(inTransaction)
-      ? effect
-      : Effect.retry(effect, { schedule: conflictRetries, while: isTransientConflict })
+    Option.isSome(inTransaction) ? effect : Effect.catchIf(effect, isTransientConflict, againAfter(effect))
   )
+
+/**
+ * The retries of `retryingConflicts` after a first conflict: the schedule starts from that failure
+ * (its first delay, then up to four more runs), as `Effect.retry` on the whole would, but the run
+ * that succeeds first time (nearly every one) pays no schedule: `Effect.retry` builds its driver
+ * (a `Ref` and a loop) before the first run.
+ */
+const againAfter =
+  <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  (first: E): Effect.Effect<A, E, R> => {
+    let replayed = false
+    return Effect.retry(
+      Effect.suspend(() => {
+        if (replayed) return effect
+        replayed = true
+        return Effect.fail(first)
+      }),
+      { schedule: conflictRetries, while: isTransientConflict }
+    )
+  }
 
 /** The account a ledger operation names does not exist. */
 export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()("AccountNotFound", {
@@ -37,6 +55,18 @@ export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()("Acco
 export class StoreConflict extends Schema.TaggedError<StoreConflict>()("StoreConflict", {
   attempts: Schema.Number
 }) {}
+
+/**
+ * `effect` in a span of `name` while the tracer is on. With it off (the server without an OTLP
+ * endpoint) `withSpan` would still make a no-op span and put it in the context (a copy of the
+ * context and an exit hook per operation), so the effect runs as it is.
+ */
+export const spanned =
+  (name: string) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+    const inSpan = Effect.withSpan(effect, name, { captureStackTrace: false })
+    return Effect.flatMap(FiberRef.get(FiberRef.currentTracerEnabled), (on) => (on ? inSpan : effect))
+  }
 
 /**
  * Runs a repository operation: its failures become a `PersistenceError` of `name`, except those
@@ -51,7 +81,7 @@ export const operationKeeping =
           ? cause
           : new PersistenceError({ operation: name, cause, unavailable: isDatabaseUnavailable(cause) })
       ),
-      Effect.withSpan(`verbatim.db.${name}`, { captureStackTrace: false })
+      spanned(`verbatim.db.${name}`)
     )
 
 const nothing = (_: unknown): _ is never => false
