@@ -23,7 +23,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Config, Console, Effect, Logger, LogLevel, Redacted } from "effect"
 import type { LoadResult } from "./load.js"
-import { load, type Started, startProcess } from "./processes.js"
+import { load, median, type Started, startProcess } from "./processes.js"
 import { benchDatabase, ownedVideo, seedAccounts, seeding, seedOwned, seedSearchable } from "./seed.js"
 import { startArguments } from "./start-command.js"
 import { rareWord } from "./words.js"
@@ -47,11 +47,6 @@ const benchDir = join(root, "bench")
 const cpuMs = (child: ChildProcess): number => {
   const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? []
   return (Number(fields[11]) + Number(fields[12])) * 10
-}
-
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] ?? 0
 }
 
 const program = Effect.gen(function* () {

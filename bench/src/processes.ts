@@ -15,6 +15,12 @@ const benchDir = join(root, "bench")
 
 const freePort = Effect.promise(freeLocalPort)
 
+/** The median of these values (the upper one of an even count), 0 of none. */
+export const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor(sorted.length / 2)] ?? 0
+}
+
 export interface Started {
   readonly child: ChildProcess
   readonly base: string

@@ -37,7 +37,7 @@ import { fileURLToPath } from "node:url"
 import { Config, Console, Effect, Logger, LogLevel, Redacted } from "effect"
 import pg from "pg"
 import type { LoadResult, LoadSpec } from "./load.js"
-import { load, startProcess } from "./processes.js"
+import { load, median, startProcess } from "./processes.js"
 import { benchDatabase, ownedVideo, seedAccounts, seeding, seedOwned, seedSearchable } from "./seed.js"
 import { startArguments } from "./start-command.js"
 import { searchPage, searchParameters } from "./statements.js"
@@ -80,12 +80,6 @@ const memoryOf = (child: ChildProcess) =>
     return { rssMb: Math.round(kb("VmRSS") / 1024), peakMb: Math.round(kb("VmHWM") / 1024) }
   })
 
-/** The p50 of these times, in ms to the µs. */
-const median = (times: Array<number>) => {
-  times.sort((a, b) => a - b)
-  return Math.round((times[Math.floor(times.length / 2)] ?? 0) * 1000) / 1000
-}
-
 /**
  * p50 of the search page statement alone, from a `pg` client: the SQL round trip of the goals,
  * sent as the searches to the servers are (one at a time, the next `intervalMs` after the last
@@ -105,7 +99,7 @@ const sqlLatency = (url: string, accountId: string, word: string, requests: numb
         if (i >= 100) times.push(ms)
         if (pause > ms) await new Promise((resolve) => setTimeout(resolve, pause - ms))
       }
-      return median(times)
+      return Math.round(median(times) * 1000) / 1000
     }
     const paced = await timed(intervalMs)
     const backToBack = await timed(0)
