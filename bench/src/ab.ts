@@ -8,7 +8,8 @@
  *   log, metrics, routing) plus one small read;
  * - `GET /credits` with BENCH_CONNECTIONS connections: requests per second and the server's CPU per
  *   request (user + system time from /proc over the run, divided by the requests answered);
- * - the rare-word search one request at a time (p50), and owned `POST /transcribe` throughput.
+ * - the rare-word search one request at a time, 12 ms apart (p50, and the server's CPU per search,
+ *   its idle loops included), and owned `POST /transcribe` throughput.
  *
  * Settings: DATABASE_URL (required), REDIS_URL, BENCH_ROUNDS (3), BENCH_SECONDS (5),
  * BENCH_CONNECTIONS (10), BENCH_TRANSCRIPTS (10000), BENCH_LATENCY_REQUESTS (1000),
@@ -128,6 +129,7 @@ const program = Effect.gen(function* () {
             requests: 0
           })
       const cpu = cpuMs(child) - before
+      const beforeSearch = cpuMs(child)
       const search = !measured("search")
         ? skip
         : yield* load({
@@ -140,6 +142,7 @@ const program = Effect.gen(function* () {
             requests: config.latencyRequests,
             minIntervalMs: 12
           })
+      const searchCpu = cpuMs(child) - beforeSearch
       const transcribe = !measured("transcribe")
         ? skip
         : yield* load({
@@ -157,6 +160,7 @@ const program = Effect.gen(function* () {
         creditsRps: creditsMany.requestsPerSecond,
         creditsCpuUs: (cpu * 1000) / Math.max(1, creditsMany.requests),
         searchP50: search.p50Ms,
+        searchCpuUs: (searchCpu * 1000) / Math.max(1, search.requests),
         transcribeRps: transcribe.requestsPerSecond,
         failed: creditsOne.failed + creditsMany.failed + search.failed + transcribe.failed
       }
@@ -166,7 +170,15 @@ const program = Effect.gen(function* () {
   }
   const of = (name: string, field: string) => median((figures.get(name) ?? []).map((row) => row[field] ?? 0))
   yield* Console.log("\nmedians:")
-  for (const field of ["creditsP50", "creditsRps", "creditsCpuUs", "searchP50", "transcribeRps", "failed"]) {
+  for (const field of [
+    "creditsP50",
+    "creditsRps",
+    "creditsCpuUs",
+    "searchP50",
+    "searchCpuUs",
+    "transcribeRps",
+    "failed"
+  ]) {
     yield* Console.log(
       `${field}: bare ${of("bare", field).toFixed(3)} old ${of("old", field).toFixed(3)} new ${of("new", field).toFixed(3)}`
     )

@@ -90,6 +90,24 @@ const parseJson = (text: string): unknown => {
   }
 }
 
+/** Sends requests to a server at `baseUrl` over real HTTP, as `TestServer.request` does. */
+export const requestTo =
+  (baseUrl: string) =>
+  (method: string, path: string, options: RequestOptions = {}): Effect.Effect<TestResponse> =>
+    Effect.promise(async (): Promise<TestResponse> => {
+      const headers: Record<string, string> = {}
+      if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`
+      const body = options.json !== undefined ? JSON.stringify(options.json) : options.raw
+      if (body !== undefined) headers["content-type"] = "application/json"
+      const response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { ...headers, ...options.headers },
+        ...(body === undefined ? {} : { body })
+      })
+      const text = await response.text()
+      return { status: response.status, headers: response.headers, text, json: parseJson(text) }
+    })
+
 let accounts = 0
 
 const make = Effect.gen(function* () {
@@ -109,20 +127,7 @@ const make = Effect.gen(function* () {
   const baseUrl =
     address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : `http://unix:${address.path}`
 
-  const request = (method: string, path: string, options: RequestOptions = {}) =>
-    Effect.promise(async (): Promise<TestResponse> => {
-      const headers: Record<string, string> = {}
-      if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`
-      const body = options.json !== undefined ? JSON.stringify(options.json) : options.raw
-      if (body !== undefined) headers["content-type"] = "application/json"
-      const response = await fetch(`${baseUrl}${path}`, {
-        method,
-        headers: { ...headers, ...options.headers },
-        ...(body === undefined ? {} : { body })
-      })
-      const text = await response.text()
-      return { status: response.status, headers: response.headers, text, json: parseJson(text) }
-    })
+  const request = requestTo(baseUrl)
 
   const createAccount = (input: NewTestAccount = {}) =>
     admin

@@ -38,6 +38,7 @@ import { ThemesHttp } from "./groups/themes.js"
 import { TranscribeHttp } from "./groups/transcribe.js"
 import { TranscriptsHttp } from "./groups/transcripts.js"
 import { isSignedPut, SignedPutRoute, UploadsHttp } from "./groups/uploads.js"
+import { makeHotRoutes } from "./hot-routes.js"
 import { MetricsRouteLive, observeRequests } from "./metrics.js"
 import { isOAuthRequest, OAuthRoutes } from "./oauth.js"
 import { AuthenticationLive } from "./security.js"
@@ -51,9 +52,9 @@ export const docsPath = "/docs" as const
  * `invalid_request` when it is not. A body nesting deeper than `maxJsonDepth` is refused before it
  * is parsed (the body is read once; the route reuses it).
  */
-export const readBodiesAsJson = (
-  app: HttpApp.Default
-): HttpApp.Default<Errors.ApiError | HttpServerError.RequestError> =>
+export const readBodiesAsJson = <E>(
+  app: HttpApp.Default<E>
+): HttpApp.Default<E | Errors.ApiError | HttpServerError.RequestError> =>
   Effect.gen(function* () {
     const original = yield* HttpServerRequest.HttpServerRequest
     if (!HttpMethod.hasBody(original.method)) return yield* app
@@ -110,7 +111,7 @@ export const isMcpRequest = (url: string): boolean => url === mcpPath || url.sta
  * streamed to storage: neither read as JSON nor held to the JSON body limit (its signed size is).
  * A request to the MCP transport is not read either: the transport reads its body.
  */
-export const requestPolicy = (app: HttpApp.Default): HttpApp.Default => {
+export const requestPolicy = <E>(app: HttpApp.Default<E>): HttpApp.Default => {
   const json = answerFailures(limitBodies(readBodiesAsJson(app)))
   const raw = answerFailures(app)
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
@@ -158,13 +159,43 @@ export const DocsLive = Layer.mergeAll(
   OAuthRoutes
 )
 
+export interface ApiOptions {
+  /**
+   * Whether GET /transcripts, GET /credits and POST /transcribe skip HttpApi's router for the same
+   * answers (`hot-routes.ts`; `pnpm start` serves them). Without, HttpApi answers every request: the
+   * hot routes' equivalence test serves both side by side.
+   */
+  readonly hotRoutes: boolean
+}
+
+/**
+ * Every request's policy, in front of the hot routes (when on) and of HttpApi's router, inside the
+ * server's response handling (so the rate-limit headers reach every answer).
+ */
+const policyLive = (options: ApiOptions) =>
+  HttpApiBuilder.middleware(
+    options.hotRoutes
+      ? Effect.map(
+          makeHotRoutes,
+          (hotRouteOf) => (app: HttpApp.Default) =>
+            requestPolicy(
+              Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => hotRouteOf(request) ?? app)
+            )
+        )
+      : Effect.succeed(requestPolicy)
+  )
+
 /** The whole application, ready to serve (or to turn into a web handler with `HttpApiBuilder.toWebHandler`). */
-export const AppLive = Layer.mergeAll(
-  DocsLive,
-  MetricsRouteLive,
-  SignedPutRoute,
-  HttpApiBuilder.middleware(requestPolicy)
-).pipe(Layer.provideMerge(ApiLive))
+export const appLive = (options: ApiOptions) =>
+  Layer.mergeAll(DocsLive, MetricsRouteLive, SignedPutRoute, policyLive(options)).pipe(
+    Layer.provideMerge(ApiLive)
+  )
+
+export const AppLive = appLive({ hotRoutes: true })
 
 /** Serves the API on the `HttpServer` provided, with one log line and the metrics of each request. */
-export const HttpLive = HttpApiBuilder.serve(observeRequests).pipe(Layer.provide(AppLive))
+export const serveApi = (options: ApiOptions) =>
+  HttpApiBuilder.serve(observeRequests).pipe(Layer.provide(appLive(options)))
+
+/** The API as `pnpm start` serves it: with the hot routes. */
+export const HttpLive = serveApi({ hotRoutes: true })

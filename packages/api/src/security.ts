@@ -17,7 +17,7 @@ import {
   HttpServerResponse,
   OpenApi
 } from "@effect/platform"
-import { Access, CurrentAccount, type RateVerdict, rateLimitRefusal } from "@verbatim/core"
+import { Access, type Account, CurrentAccount, type RateVerdict, rateLimitRefusal } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
 import { Effect, Layer, Schema } from "effect"
 import { InternalError, TooManyRequests, Unauthorized } from "./errors.js"
@@ -65,27 +65,36 @@ export const bearerKey = (header: string | undefined): Effect.Effect<string | un
     : Effect.succeed(match[1]?.trim() ?? "")
 }
 
+/**
+ * The account of the request's bearer key, its request taken from the account's rate limit: the
+ * authentication middleware's work, shared with the hot routes (`hot-routes.ts`). The rate-limit
+ * headers (and `WWW-Authenticate` on a 401) are added to whatever the request answers.
+ */
+export const authorize = (
+  access: Access["Type"],
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<Account, Errors.ApiError> =>
+  Effect.gen(function* () {
+    const account = yield* bearerKey(request.headers.authorization).pipe(
+      Effect.flatMap((key) => useCase(access.authenticate(key))),
+      Effect.tapError((error) =>
+        error.code === "invalid_api_key"
+          ? addHeaders({ "www-authenticate": 'Bearer realm="verbatim"' })
+          : Effect.void
+      )
+    )
+    const verdict = yield* access.takeRequest(account)
+    yield* addHeaders(rateLimitHeaders(verdict))
+    if (!verdict.allowed) return yield* rateLimitRefusal(verdict)
+    return account
+  })
+
 export const AuthenticationLive: Layer.Layer<Authentication, never, Access> = Layer.effect(
   Authentication,
-  Effect.gen(function* () {
-    const access = yield* Access
-    return Authentication.of({
+  Effect.map(Access, (access) =>
+    Authentication.of({
       bearer: () =>
-        Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const account = yield* bearerKey(request.headers.authorization).pipe(
-            Effect.flatMap((key) => useCase(access.authenticate(key))),
-            Effect.tapError((error) =>
-              error.code === "invalid_api_key"
-                ? addHeaders({ "www-authenticate": 'Bearer realm="verbatim"' })
-                : Effect.void
-            )
-          )
-          const verdict = yield* access.takeRequest(account)
-          yield* addHeaders(rateLimitHeaders(verdict))
-          if (!verdict.allowed) return yield* rateLimitRefusal(verdict)
-          return account
-        })
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => authorize(access, request))
     })
-  })
+  )
 )

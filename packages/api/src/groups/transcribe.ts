@@ -3,13 +3,27 @@
  * requires_asr_confirmation or failed) or 202 (processing): the status follows the answer's
  * `status` literal.
  */
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { CurrentAccount, Idempotency, idempotentEndpoints, Transcribe } from "@verbatim/core"
+import {
+  HttpApi,
+  HttpApiBuilder,
+  HttpApiEndpoint,
+  HttpApiGroup,
+  type HttpServerResponse,
+  OpenApi
+} from "@effect/platform"
+import { type Account, CurrentAccount, Idempotency, idempotentEndpoints, Transcribe } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
-import { Effect, Schema } from "effect"
+import { type Context, Effect, Schema } from "effect"
 import { completedResponse } from "../answers.js"
 import { apiId, basePath } from "../base.js"
-import { BadRequest, Conflict, NotFound, PaymentRequired, ServiceUnavailable } from "../errors.js"
+import {
+  type ApiFailure,
+  BadRequest,
+  Conflict,
+  NotFound,
+  PaymentRequired,
+  ServiceUnavailable
+} from "../errors.js"
 import { IdempotencyHeaders, idempotencyDescription } from "../idempotency.js"
 import { Authentication } from "../security.js"
 import { useCase } from "../use-case.js"
@@ -41,6 +55,35 @@ export class TranscribeGroup extends HttpApiGroup.make("transcribe")
   .annotate(OpenApi.Description, "Transcribe videos and uploads, and estimate the cost")
   .prefix(basePath) {}
 
+/**
+ * POST /transcribe's work, for its endpoint and its hot route (`hot-routes.ts`): the use case under
+ * the request's idempotency key; a completed answer as its response (the segments' stored JSON
+ * text spliced in: `answers.ts`), any other answer as it is, for the success schema to encode.
+ */
+export const transcribeAnswer = (
+  transcribe: Context.Tag.Service<Transcribe>,
+  idempotency: Idempotency,
+  account: Account,
+  headers: IdempotencyHeaders,
+  payload: Api.TranscribeRequest
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse | Exclude<Api.TranscribeResponse, Api.TranscribeCompleted>,
+  ApiFailure
+> =>
+  Effect.gen(function* () {
+    const answer = yield* useCase(
+      idempotency.run(
+        account,
+        idempotentEndpoints.transcribe,
+        headers["idempotency-key"],
+        () => Schema.encodeSync(Api.TranscribeRequest)(payload),
+        Api.TranscribeResponse,
+        transcribe.transcribe(account, payload)
+      )
+    )
+    return answer instanceof Api.TranscribeCompleted ? yield* completedResponse(answer) : answer
+  })
+
 export const TranscribeHttp = HttpApiBuilder.group(
   HttpApi.make(apiId).add(TranscribeGroup),
   "transcribe",
@@ -48,20 +91,13 @@ export const TranscribeHttp = HttpApiBuilder.group(
     handlers
       .handle("transcribe", ({ headers, payload }) =>
         Effect.gen(function* () {
-          const transcribe = yield* Transcribe
-          const idempotency = yield* Idempotency
-          const account = yield* CurrentAccount
-          const answer = yield* useCase(
-            idempotency.run(
-              account,
-              idempotentEndpoints.transcribe,
-              headers["idempotency-key"],
-              () => Schema.encodeSync(Api.TranscribeRequest)(payload),
-              Api.TranscribeResponse,
-              transcribe.transcribe(account, payload)
-            )
+          return yield* transcribeAnswer(
+            yield* Transcribe,
+            yield* Idempotency,
+            yield* CurrentAccount,
+            headers,
+            payload
           )
-          return answer instanceof Api.TranscribeCompleted ? yield* completedResponse(answer) : answer
         })
       )
       .handle("estimate", ({ payload }) =>

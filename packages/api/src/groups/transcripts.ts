@@ -21,10 +21,13 @@ export const VideoPath = Schema.Struct({
   video_id: Api.VideoKey
 })
 
+/** The query of GET /transcripts, as the endpoint declares and decodes it (and the hot route too). */
+export const TranscriptListParams = query(Api.TranscriptListQuery)
+
 export class TranscriptsGroup extends HttpApiGroup.make("transcripts")
   .add(
     HttpApiEndpoint.get("list", "/transcripts")
-      .setUrlParams(query(Api.TranscriptListQuery))
+      .setUrlParams(TranscriptListParams)
       .addSuccess(Api.TranscriptList)
       .annotate(OpenApi.Summary, "The account's transcripts: search, filters and pagination")
   )
