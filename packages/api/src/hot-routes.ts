@@ -18,15 +18,15 @@
  * sends the same requests through both paths and requires the same answers.
  */
 import { HttpApiError, type HttpApp, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Access, type Account, Balance, Idempotency, StoredTranscripts, Transcribe } from "@verbatim/core"
-import { Api, type Errors } from "@verbatim/domain"
-import { Effect, Fiber, type ParseResult, Schema, Tracer } from "effect"
+import { Access, Balance, Idempotency, StoredTranscripts, Transcribe } from "@verbatim/core"
+import { Api } from "@verbatim/domain"
+import { Effect, type ParseResult, Schema, Tracer } from "effect"
 import * as QueryString from "find-my-way-ts/QueryString"
 import { basePath } from "./base.js"
 import { transcribeAnswer } from "./groups/transcribe.js"
 import { TranscriptListParams } from "./groups/transcripts.js"
 import { IdempotencyHeaders } from "./idempotency.js"
-import { admit, authenticate, authorize } from "./security.js"
+import { authorize } from "./security.js"
 import { transcriptListResponse } from "./transcript-list.js"
 import { useCase } from "./use-case.js"
 
@@ -40,9 +40,6 @@ const queryOf = (url: string, path: string): string | undefined => {
   if (url.length === path.length) return ""
   return url.charCodeAt(path.length) === 63 /* ? */ ? url.slice(path.length + 1) : undefined
 }
-
-/** How many accounts' rate-limit hints are kept at most; past it the hints start again empty. */
-const roomyCapacity = 10_000
 
 const decodeListParams = Schema.decodeUnknown(TranscriptListParams)
 const encodeCredits = Schema.encode(Api.CreditsResponse)
@@ -71,55 +68,21 @@ export const makeHotRoutes = Effect.gen(function* () {
   const transcribe = yield* Transcribe
   const idempotency = yield* Idempotency
 
-  /** Accounts whose bucket had room at their last request (a hint: see `limitedRead`). */
-  const roomy = new Map<string, boolean>()
-  const taken = (account: Account) =>
-    Effect.tap(access.takeRequest(account), (verdict) =>
-      Effect.sync(() => {
-        if (roomy.size >= roomyCapacity) roomy.clear()
-        roomy.set(account.id, verdict.remaining >= Math.max(2, verdict.limit / 10))
-      })
-    )
-
-  /**
-   * A read answered under the account's rate limit, as `authorize` then the read would answer it.
-   * While the account's bucket had room at its last request (a tenth of its burst, and at least 2
-   * requests), the read runs while the request is taken, so the limiter's round trip hides behind
-   * the database's; a refusal still answers 429 and the read's answer is dropped. Near or past the
-   * limit, the request is taken first and the read runs only when allowed: a client hammering past
-   * its limit costs the database nothing. Only reads (nothing they do outlives a refusal) run so.
-   */
-  const limitedRead = <A>(account: Account, read: Effect.Effect<A, Errors.ApiError>) =>
-    roomy.get(account.id) === true
-      ? Effect.gen(function* () {
-          const taking = yield* Effect.fork(taken(account))
-          const answer = yield* Effect.exit(read)
-          yield* admit(yield* Fiber.join(taking))
-          return yield* answer
-        })
-      : Effect.zipRight(Effect.flatMap(taken(account), admit), read)
-
   const list = (request: HttpServerRequest.HttpServerRequest, query: string) =>
     Effect.gen(function* () {
       yield* routeAttribute(transcriptsPath)
-      const account = yield* authenticate(access, request)
+      const account = yield* authorize(access, request)
       // Every parameter of the query is one string; a repeated one arrives as a list, and the
       // schema rejects it, as HttpApi's decoding does (which only wraps lone values of list fields).
-      // A rejected query is answered after the rate limit's verdict, as HttpApi answers it.
-      const params = yield* Effect.catchAll(
-        asDecodeError(decodeListParams(QueryString.parse(query))),
-        (error) => Effect.zipRight(Effect.flatMap(taken(account), admit), Effect.fail(error))
-      )
-      return yield* transcriptListResponse(
-        yield* limitedRead(account, useCase(transcripts.list(account, params)))
-      )
+      const params = yield* asDecodeError(decodeListParams(QueryString.parse(query)))
+      return yield* transcriptListResponse(yield* useCase(transcripts.list(account, params)))
     })
 
   const credits = (request: HttpServerRequest.HttpServerRequest) =>
     Effect.gen(function* () {
       yield* routeAttribute(creditsPath)
-      const account = yield* authenticate(access, request)
-      const answer = yield* limitedRead(account, useCase(balance.credits(account)))
+      const account = yield* authorize(access, request)
+      const answer = yield* useCase(balance.credits(account))
       return HttpServerResponse.unsafeJson(yield* Effect.orDie(encodeCredits(answer)))
     })
 

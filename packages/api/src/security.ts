@@ -65,38 +65,29 @@ export const bearerKey = (header: string | undefined): Effect.Effect<string | un
     : Effect.succeed(match[1]?.trim() ?? "")
 }
 
-/** The account of the request's bearer key; a 401 also answers `WWW-Authenticate`. */
-export const authenticate = (
-  access: Access["Type"],
-  request: HttpServerRequest.HttpServerRequest
-): Effect.Effect<Account, Errors.ApiError> =>
-  bearerKey(request.headers.authorization).pipe(
-    Effect.flatMap((key) => useCase(access.authenticate(key))),
-    Effect.tapError((error) =>
-      error.code === "invalid_api_key"
-        ? addHeaders({ "www-authenticate": 'Bearer realm="verbatim"' })
-        : Effect.void
-    )
-  )
-
-/** The rate limit's verdict on a request: its headers on whatever it answers, and 429 when refused. */
-export const admit = (verdict: RateVerdict): Effect.Effect<void, Errors.ApiError> =>
-  Effect.zipRight(
-    addHeaders(rateLimitHeaders(verdict)),
-    verdict.allowed ? Effect.void : Effect.fail(rateLimitRefusal(verdict))
-  )
-
 /**
  * The account of the request's bearer key, its request taken from the account's rate limit: the
- * authentication middleware's work, shared with the hot routes (`hot-routes.ts`).
+ * authentication middleware's work, shared with the hot routes (`hot-routes.ts`). The rate-limit
+ * headers (and `WWW-Authenticate` on a 401) are added to whatever the request answers.
  */
 export const authorize = (
   access: Access["Type"],
   request: HttpServerRequest.HttpServerRequest
 ): Effect.Effect<Account, Errors.ApiError> =>
-  Effect.flatMap(authenticate(access, request), (account) =>
-    Effect.as(Effect.flatMap(access.takeRequest(account), admit), account)
-  )
+  Effect.gen(function* () {
+    const account = yield* bearerKey(request.headers.authorization).pipe(
+      Effect.flatMap((key) => useCase(access.authenticate(key))),
+      Effect.tapError((error) =>
+        error.code === "invalid_api_key"
+          ? addHeaders({ "www-authenticate": 'Bearer realm="verbatim"' })
+          : Effect.void
+      )
+    )
+    const verdict = yield* access.takeRequest(account)
+    yield* addHeaders(rateLimitHeaders(verdict))
+    if (!verdict.allowed) return yield* rateLimitRefusal(verdict)
+    return account
+  })
 
 export const AuthenticationLive: Layer.Layer<Authentication, never, Access> = Layer.effect(
   Authentication,
