@@ -13,6 +13,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Redacted, String as Str } from "effect"
 import Pg from "pg"
+import { PgPool } from "./direct.js"
 import { prepareMarkedStatements } from "./prepared.js"
 
 /** How names map between TypeScript and SQL. */
@@ -186,13 +187,23 @@ const makePool = (url: Redacted.Redacted, pool: PoolOptions) => {
   )
 }
 
-/** PostgreSQL through node-postgres, with Verbatim's pool settings, timeouts and naming. */
+/**
+ * PostgreSQL through node-postgres, with Verbatim's pool settings, timeouts and naming; the pool
+ * itself too, for the hot statements' direct lane (`direct.ts`).
+ */
 export const postgresLayer = (
   url: Redacted.Redacted,
   pool: PoolOptions = defaultPool,
   naming: NamingOptions = camelCaseNaming
-): Layer.Layer<SqlClient.SqlClient, SqlError> =>
-  PgClient.layerFromPool({ acquire: makePool(url, pool), applicationName: "verbatim", ...naming })
+): Layer.Layer<SqlClient.SqlClient | PgPool, SqlError> =>
+  Layer.unwrapScoped(
+    Effect.map(makePool(url, pool), (created) =>
+      Layer.merge(
+        PgClient.layerFromPool({ acquire: Effect.succeed(created), applicationName: "verbatim", ...naming }),
+        Layer.succeed(PgPool, created)
+      )
+    )
+  )
 
 /**
  * A module of PGlite's, imported when a process first opens a PGlite database: a process on

@@ -5,6 +5,7 @@
  */
 export * as AccountChangesSql from "./account-changes.js"
 export * from "./client.js"
+export * from "./direct.js"
 export * from "./migrations/index.js"
 export * as Migrator from "./migrator.js"
 export * from "./persistence.js"

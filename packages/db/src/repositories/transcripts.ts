@@ -20,6 +20,7 @@ import {
 } from "@verbatim/core"
 import { Api, Ids, Language } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, ParseResult, Schema, String as Str } from "effect"
+import { makeDirectQuery } from "../direct.js"
 import { prepared } from "../prepared.js"
 import { StoredSegments, Timestamp } from "./columns.js"
 import { operation, StoreConflict } from "./failure.js"
@@ -295,6 +296,8 @@ const searchTexts: Array<string | undefined> = []
 /** Builds the repository over the `SqlClient` in context. */
 export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  // The search runs on most list requests: the direct lane (`direct.ts`).
+  const direct = yield* makeDirectQuery
 
   const summaryColumns = summaryColumnList
   const recordColumns = sql.literal(recordColumnList)
@@ -400,7 +403,7 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
     if (query.language !== undefined) parameters.push(query.language)
     if (query.createdFrom !== undefined) parameters.push(query.createdFrom)
     if (query.createdTo !== undefined) parameters.push(query.createdTo)
-    return sql.unsafe(searchText(searchShape(query, withSegments)), parameters).withoutTransform
+    return direct(searchText(searchShape(query, withSegments)), parameters)
   }
 
   const count = (query: SearchRequest, words: string) =>

@@ -23,7 +23,7 @@ import type { Plan } from "@verbatim/domain"
 import { Clock, type ConfigError, Duration, Effect, Layer, Ref, type Scope } from "effect"
 import type { Redis } from "ioredis"
 import { closeClient, RedisConnection } from "../redis/connection.js"
-import { evalScript, type LuaScript, luaScript } from "../redis/script.js"
+import { type LuaScript, luaScript, runScript } from "../redis/script.js"
 import { RedisConfig } from "../redis/settings.js"
 
 /**
@@ -183,28 +183,36 @@ export const make = (
         )
       )
 
-    const take = (key: string, limit: Plan.RateLimit): Effect.Effect<RateVerdict> =>
-      Effect.gen(function* () {
-        const now = useEffectClock ? String(yield* Clock.currentTimeMillis) : ""
-        const args = [limit.requestsPerSecond, limit.burst, now, linger]
-        return yield* Effect.tryPromise(() =>
-          evalScript(client, script, [`${options.prefix}rl:${key}`], args)
-        ).pipe(
-          Effect.flatMap((reply) => {
-            const verdict = toVerdict(limit, reply)
-            return verdict === undefined
-              ? Effect.fail(new Error("unexpected reply"))
-              : Effect.succeed(verdict)
-          }),
-          Effect.catchAll((error) =>
-            failOpen(
-              key,
-              limit,
-              error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error)
-            )
+    /**
+     * One `EVALSHA`, its reply turned into the verdict in the driver's callback: a take runs on
+     * every request, so it is one `Effect.async` and no more.
+     */
+    const takeAt = (key: string, limit: Plan.RateLimit, now: string): Effect.Effect<RateVerdict> =>
+      Effect.async<RateVerdict>((resume) => {
+        try {
+          runScript(
+            client,
+            script,
+            [`${options.prefix}rl:${key}`],
+            [limit.requestsPerSecond, limit.burst, now, linger],
+            (error, reply) => {
+              const verdict = error ? undefined : toVerdict(limit, reply)
+              resume(
+                verdict !== undefined
+                  ? Effect.succeed(verdict)
+                  : failOpen(key, limit, error ? error.message : "unexpected reply")
+              )
+            }
           )
-        )
+        } catch (error) {
+          resume(failOpen(key, limit, String(error)))
+        }
       })
+
+    const take = (key: string, limit: Plan.RateLimit): Effect.Effect<RateVerdict> =>
+      useEffectClock
+        ? Effect.flatMap(Clock.currentTimeMillis, (now) => takeAt(key, limit, String(now)))
+        : takeAt(key, limit, "")
 
     return RateLimiter.of({ take })
   })

@@ -17,17 +17,31 @@ export const luaScript = (source: string): LuaScript => ({
 
 const isNoScript = (error: unknown): boolean => error instanceof Error && error.message.startsWith("NOSCRIPT")
 
+/**
+ * Runs the script atomically on the server with the given keys and arguments, and calls `done` with
+ * its reply or its error (no promise of ours in between: the rate limiter's take runs on every
+ * request).
+ */
+export const runScript = (
+  client: Redis,
+  script: LuaScript,
+  keys: ReadonlyArray<string>,
+  args: ReadonlyArray<string | number>,
+  done: (error: Error | null | undefined, reply: unknown) => void
+): void => {
+  client.evalsha(script.sha, keys.length, ...keys, ...args, (error, reply) => {
+    if (error && isNoScript(error)) client.eval(script.source, keys.length, ...keys, ...args, done)
+    else done(error, reply)
+  })
+}
+
 /** Runs the script atomically on the server with the given keys and arguments. */
-export const evalScript = async (
+export const evalScript = (
   client: Redis,
   script: LuaScript,
   keys: ReadonlyArray<string>,
   args: ReadonlyArray<string | number>
-): Promise<unknown> => {
-  try {
-    return await client.evalsha(script.sha, keys.length, ...keys, ...args)
-  } catch (error) {
-    if (!isNoScript(error)) throw error
-    return await client.eval(script.source, keys.length, ...keys, ...args)
-  }
-}
+): Promise<unknown> =>
+  new Promise((resolve, reject) =>
+    runScript(client, script, keys, args, (error, reply) => (error ? reject(error) : resolve(reply)))
+  )
