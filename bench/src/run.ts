@@ -13,20 +13,22 @@
  * 1. POST /transcribe of an owned transcript (0 credits), BENCH_CONNECTIONS connections,
  *    BENCH_SECONDS seconds, BENCH_ROUNDS rounds: requests per second and the ratio service / bare.
  * 2. GET /transcripts?search= for a rare word (in 1 of 1,000 transcripts) and a common word (in
- *    almost every one), one request at a time, 12 ms apart: p50 of the service, of the bare server
- *    and of the SQL alone (the search statement, page and total, from a `pg` client in this process,
- *    paced the same; back to back too, for reference), and the goals' terms; with
- *    BENCH_LARGE_TRANSCRIPTS (100000 for the goals' second size) the searching account's
- *    transcripts are then topped up to that many and the searches measured again. The common
- *    word's ratio is given against the SQL alone and against the bare server (the issue's own
+ *    almost every one), one request at a time, 12 ms apart, in BENCH_SEARCH_ROUNDS rounds of SQL
+ *    alone, bare and service in turn (each figure the median of its rounds' p50s): p50 of the
+ *    service, of the bare server and of the SQL alone (the search statement, page and total, from
+ *    a `pg` client in this process, paced the same; back to back too, for reference), and the
+ *    goals' terms; with BENCH_LARGE_TRANSCRIPTS (100000 for the goals' second size) the searching
+ *    account's transcripts are then topped up to that many and the searches measured again. The
+ *    common word's ratio is given against the SQL alone and against the bare server (the issue's own
  *    table computed its 1.09x against the bare server: "bare SQL 74 ms" in that column).
  * 3. The service's resident memory: idle after the start, after the load, and its peak.
  *
  * Settings: DATABASE_URL (required: the yardstick is a PostgreSQL client), REDIS_URL,
  * BENCH_TRANSCRIPTS (10000), BENCH_WORDS (1000), BENCH_SECONDS (10), BENCH_CONNECTIONS (10),
- * BENCH_ROUNDS (2), BENCH_ACCOUNTS (64), BENCH_LATENCY_REQUESTS (2000), BENCH_LARGE_TRANSCRIPTS (0:
- * none), BENCH_PROFILE (false: when true the service writes a V8 CPU profile to
- * bench/results/profiles/; `profile.ts` summarises it). Seeding (`seed.ts`) is timed and reported.
+ * BENCH_ROUNDS (2), BENCH_ACCOUNTS (64), BENCH_LATENCY_REQUESTS (2000: the rare word's searches
+ * over all rounds; the common word's per round are a tenth of it), BENCH_SEARCH_ROUNDS (3),
+ * BENCH_LARGE_TRANSCRIPTS (0: none), BENCH_PROFILE (false: when true the service writes a V8 CPU
+ * profile to bench/results/profiles/; `profile.ts` summarises it). Seeding (`seed.ts`) is timed and reported.
  * Results are printed as one table and written as JSON to bench/results/.
  */
 import { type ChildProcess, execFileSync } from "node:child_process"
@@ -53,6 +55,7 @@ const settings = Config.all({
   rounds: Config.integer("BENCH_ROUNDS").pipe(Config.withDefault(2)),
   accounts: Config.integer("BENCH_ACCOUNTS").pipe(Config.withDefault(64)),
   latencyRequests: Config.integer("BENCH_LATENCY_REQUESTS").pipe(Config.withDefault(2_000)),
+  searchRounds: Config.integer("BENCH_SEARCH_ROUNDS").pipe(Config.withDefault(3)),
   profile: Config.boolean("BENCH_PROFILE").pipe(Config.withDefault(false)),
   largeTranscripts: Config.integer("BENCH_LARGE_TRANSCRIPTS").pipe(Config.withDefault(0))
 })
@@ -222,30 +225,53 @@ const program = Effect.gen(function* () {
     readonly transcripts: number
     readonly label: string
     readonly word: string
-    /** The SQL alone, paced as the servers' searches are (the goals' term). */
+    /** The SQL alone, paced as the servers' searches are (the goals' term): the median of the rounds' p50s. */
     readonly sqlP50: number
     /** The SQL alone, back to back. */
     readonly sqlBackToBackP50: number
     readonly bare: LoadResult
     readonly service: LoadResult
+    /** Each round's p50s, ms, in the order measured: SQL alone, bare, service. */
+    readonly rounds: ReadonlyArray<{ readonly sql: number; readonly bare: number; readonly service: number }>
   }> = []
+  /**
+   * The searches of each word, in `searchRounds` rounds of SQL alone, bare and service in turn, so
+   * that a drift of the machine during the measurement (the paced figures move by 0.5 ms from one
+   * run to the next) falls on all three alike. Each figure is the median of its rounds' p50s.
+   */
   const measureSearches = (transcripts: number) =>
     Effect.gen(function* () {
       for (const [label, word, requests] of [
-        ["rare", rareWord, config.latencyRequests],
+        ["rare", rareWord, Math.ceil(config.latencyRequests / config.searchRounds)],
         ["common", commonWord, Math.max(50, Math.floor(config.latencyRequests / 10))]
       ] as const) {
-        const sql = yield* sqlLatency(database.url, searcher, word, requests, searchIntervalMs)
-        const b = yield* load({ ...searchLatency(bare.base, word), requests })
-        const s = yield* load({ ...searchLatency(service.base, word), requests })
+        const rounds: Array<{ sql: number; sqlBackToBack: number; bare: LoadResult; service: LoadResult }> =
+          []
+        for (let round = 0; round < config.searchRounds; round++) {
+          const sql = yield* sqlLatency(database.url, searcher, word, requests, searchIntervalMs)
+          const b = yield* load({ ...searchLatency(bare.base, word), requests })
+          const s = yield* load({ ...searchLatency(service.base, word), requests })
+          rounds.push({ sql: sql.paced, sqlBackToBack: sql.backToBack, bare: b, service: s })
+          yield* Console.log(
+            `round ${round + 1}: search ${label} word, ${transcripts} transcripts, p50 ms: SQL alone ${sql.paced}, bare ${b.p50Ms}, service ${s.p50Ms}`
+          )
+        }
+        const middle = (results: ReadonlyArray<LoadResult>): LoadResult => ({
+          requestsPerSecond: median(results.map((r) => r.requestsPerSecond)),
+          p50Ms: median(results.map((r) => r.p50Ms)),
+          p99Ms: median(results.map((r) => r.p99Ms)),
+          requests: results.reduce((sum, r) => sum + r.requests, 0),
+          failed: results.reduce((sum, r) => sum + r.failed, 0)
+        })
         searches.push({
           transcripts,
           label,
           word,
-          sqlP50: sql.paced,
-          sqlBackToBackP50: sql.backToBack,
-          bare: b,
-          service: s
+          sqlP50: median(rounds.map((r) => r.sql)),
+          sqlBackToBackP50: median(rounds.map((r) => r.sqlBackToBack)),
+          bare: middle(rounds.map((r) => r.bare)),
+          service: middle(rounds.map((r) => r.service)),
+          rounds: rounds.map((r) => ({ sql: r.sql, bare: r.bare.p50Ms, service: r.service.p50Ms }))
         })
       }
     })
