@@ -19,7 +19,8 @@ import {
   type SettleResult
 } from "@verbatim/core"
 import { Api, Ids, type Transcript } from "@verbatim/domain"
-import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { DateTime, Effect, Layer, Option, Schema, String as Str } from "effect"
+import { makeDirectQuery } from "../direct.js"
 import { prepared } from "../prepared.js"
 import {
   Int8,
@@ -65,6 +66,24 @@ const ServedRow = Schema.Struct({
 })
 const servedColumnList = `id, video_id, video_title, language, source_kind, text, asr_intelligence, segments_json,
   CASE WHEN segments_json IS NULL THEN segments END AS segments`
+
+/** The served columns of the `served` CTE as the row's fields (`ServedRow`), read on the direct lane. */
+const servedFieldList = [
+  "id",
+  "video_id",
+  "video_title",
+  "language",
+  "source_kind",
+  "text",
+  "asr_intelligence",
+  "segments_json",
+  "segments"
+]
+  .map((column) => {
+    const field = Str.snakeToCamel(column)
+    return field === column ? `served.${column}` : `served.${column} AS "${field}"`
+  })
+  .join(", ")
 
 /** A served transcript from its row: segments from their JSON text only when they are asked for. */
 const servedOf = ({ segments, segmentsJson, ...fields }: typeof ServedRow.Type): ServedTranscript => {
@@ -303,6 +322,8 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
 
   const decodeRows = Schema.decodeUnknown(Schema.Array(JobRow))
   const servedColumns = sql.literal(servedColumnList)
+  const servedFields = sql.literal(servedFieldList)
+  const direct = yield* makeDirectQuery
   const decodeServed = Schema.decodeUnknown(Schema.Array(ServedRow))
   const decodeInserted = Schema.decodeUnknown(
     Schema.Array(Schema.Struct({ transcriptId: JobRecord.fields.transcriptId }))
@@ -336,7 +357,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
         const payload = yield* nullableJsonText(Api.FreeFormObject, job.payload)
         // The insert runs once whether or not the outer SELECT reads it; it inserts nothing when
         // no transcript was found. FOR KEY SHARE: a concurrent delete waits for the job's insert.
-        const rows = yield* sql`${prepared(sql)}WITH served AS (
+        const statement = sql`${prepared(sql)}WITH served AS (
             SELECT ${servedColumns} FROM transcripts
             WHERE ${ownedConditions(sql, job.accountId, job.videoId, filter)}
             ORDER BY created_at DESC, id DESC LIMIT 1 FOR KEY SHARE
@@ -353,7 +374,10 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
             FROM served
             RETURNING id
           )
-          SELECT served.* FROM served`
+          SELECT ${servedFields} FROM served`
+        // Every owned POST /transcribe runs it: the direct lane (`direct.ts`), the text compiled as
+        // the client compiles it, the columns named as the row's fields.
+        const rows = yield* direct(...statement.compile())
         const [served] = yield* decodeServed(rows)
         return served === undefined ? Option.none() : Option.some(servedOf(served))
       }).pipe(operation("Jobs.insertServing")),

@@ -29,6 +29,7 @@ import {
 } from "@verbatim/core"
 import { Credits, Ids } from "@verbatim/domain"
 import { Effect, Layer, Option, Schema } from "effect"
+import { makeDirectQuery } from "../direct.js"
 import { Int8, Int8As, Timestamp } from "./columns.js"
 import { AccountNotFound, operation, operationKeeping } from "./failure.js"
 
@@ -71,10 +72,12 @@ const isInsufficientCredits = (error: unknown): error is InsufficientCredits =>
 export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
+  // Every GET /credits reads it: the direct lane (`direct.ts`).
+  const direct = yield* makeDirectQuery
   const balanceRow = SqlSchema.findOne({
     Request: Ids.AccountId,
     Result: BalanceRow,
-    execute: (accountId) => sql`SELECT credits FROM accounts WHERE id = ${accountId}`
+    execute: (accountId) => direct("SELECT credits FROM accounts WHERE id = $1", [accountId])
   })
 
   const entriesOf = SqlSchema.findAll({
