@@ -4,10 +4,12 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
-import { expect } from "@effect/vitest"
-import { Effect, Exit, Option } from "effect"
+import { describe, expect, it as plainIt } from "@effect/vitest"
+import { Effect, Exit, Option, Redacted } from "effect"
 import type Pg from "pg"
+import { camelCaseNaming, postgresTestLayer } from "../src/client.js"
 import { makeDirectQuery, PgPool } from "../src/direct.js"
+import { preparedMarker } from "../src/prepared.js"
 import { describeEachDatabase } from "./harness.js"
 
 /** The pool in context with its `query` calls counted (PostgreSQL), or none (PGlite). */
@@ -70,5 +72,23 @@ describeEachDatabase("The direct lane", (it, database) => {
         expect.fail("expected a failure")
       }
     })
+  )
+})
+
+const databaseUrl = process.env.DATABASE_URL?.trim() ?? ""
+
+describe.runIf(databaseUrl !== "")("The direct lane on PostgreSQL", () => {
+  // One pooled connection, so the statements below share it and its prepared statements.
+  plainIt.effect("prepares a marked statement once per connection, as the client does", () =>
+    Effect.gen(function* () {
+      const direct = yield* makeDirectQuery
+      const text = `${preparedMarker}SELECT $1::int + 1 AS next`
+      for (let i = 0; i < 3; i++) expect(yield* direct(text, [i])).toEqual([{ next: i + 1 }])
+      yield* direct("SELECT 1 AS unmarked", [])
+      const prepared = yield* direct("SELECT name, statement FROM pg_prepared_statements", [])
+      expect(prepared).toEqual([{ name: expect.stringMatching(/^verbatim_/), statement: text }])
+    }).pipe(
+      Effect.provide(postgresTestLayer(Redacted.make(databaseUrl), camelCaseNaming, { maxConnections: 1 }))
+    )
   )
 })
