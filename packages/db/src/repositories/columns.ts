@@ -4,7 +4,7 @@
  * are decoded with these at the repository boundary, and values encoded with them on the way in.
  */
 import { Transcript } from "@verbatim/domain"
-import { DateTime, Effect, ParseResult, Schema } from "effect"
+import { DateTime, Effect, ParseResult, Schema, String as Str } from "effect"
 
 /** A `timestamptz` column: a `Date` from the driver, a `DateTime.Utc` in the program. */
 export const Timestamp = Schema.DateTimeUtcFromDate
@@ -17,6 +17,21 @@ export const Int8 = Schema.NumberFromString.pipe(
 /** An `integer` or `bigint` column decoded to a value of `schema`. */
 export const Int8As = <A extends number, R>(schema: Schema.Schema<A, number, R>) =>
   Schema.compose(Int8, schema)
+
+/**
+ * Columns of `table` (a table or a CTE), each selected under its field's name (`snakeToCamel`, the
+ * client's naming: `page.video_id AS "videoId"`), for rows read without the client's renaming of
+ * every key of every row (the direct lane's rows, and `withoutTransform`).
+ */
+export const asFields = (table: string, columns: string): string =>
+  columns
+    .split(",")
+    .map((column) => column.trim())
+    .map((column) => {
+      const field = Str.snakeToCamel(column)
+      return field === column ? `${table}.${column}` : `${table}.${column} AS "${field}"`
+    })
+    .join(", ")
 
 /** A `timestamptz` parameter. */
 export const toDate = (at: DateTime.Utc): Date => DateTime.toDateUtc(at)

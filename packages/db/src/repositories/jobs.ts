@@ -19,10 +19,11 @@ import {
   type SettleResult
 } from "@verbatim/core"
 import { Api, Ids, type Transcript } from "@verbatim/domain"
-import { DateTime, Effect, Layer, Option, Schema, String as Str } from "effect"
+import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { makeDirectQuery } from "../direct.js"
 import { prepared } from "../prepared.js"
 import {
+  asFields,
   Int8,
   nullableJsonText,
   parseStoredSegments,
@@ -67,23 +68,11 @@ const ServedRow = Schema.Struct({
 const servedColumnList = `id, video_id, video_title, language, source_kind, text, asr_intelligence, segments_json,
   CASE WHEN segments_json IS NULL THEN segments END AS segments`
 
-/** The served columns of the `served` CTE as the row's fields (`ServedRow`), read on the direct lane. */
-const servedFieldList = [
-  "id",
-  "video_id",
-  "video_title",
-  "language",
-  "source_kind",
-  "text",
-  "asr_intelligence",
-  "segments_json",
-  "segments"
-]
-  .map((column) => {
-    const field = Str.snakeToCamel(column)
-    return field === column ? `served.${column}` : `served.${column} AS "${field}"`
-  })
-  .join(", ")
+/** The columns of the `served` CTE as the row's fields (`ServedRow`), read on the direct lane. */
+const servedFieldList = asFields(
+  "served",
+  "id, video_id, video_title, language, source_kind, text, asr_intelligence, segments_json, segments"
+)
 
 /** A served transcript from its row: segments from their JSON text only when they are asked for. */
 const servedOf = ({ segments, segmentsJson, ...fields }: typeof ServedRow.Type): ServedTranscript => {

@@ -19,10 +19,10 @@ import {
   Transcripts
 } from "@verbatim/core"
 import { Api, Ids, Language } from "@verbatim/domain"
-import { DateTime, Effect, Layer, Option, ParseResult, Schema, String as Str } from "effect"
+import { DateTime, Effect, Layer, Option, ParseResult, Schema } from "effect"
 import { makeDirectQuery } from "../direct.js"
 import { prepared } from "../prepared.js"
-import { StoredSegments, Timestamp } from "./columns.js"
+import { asFields, StoredSegments, Timestamp } from "./columns.js"
 import { operation, StoreConflict } from "./failure.js"
 import { countOf, totalOf } from "./page.js"
 
@@ -212,14 +212,7 @@ const storeAttempts = 3
  * client's naming): the page's rows skip the client's renaming of every key of every row, which
  * cost about 1 µs a row (50 µs of the server's CPU for a page of 50, issue 13).
  */
-const pageColumns = summaryColumnList
-  .split(",")
-  .map((column) => column.trim())
-  .map((column) => {
-    const field = Str.snakeToCamel(column)
-    return field === column ? `page.${column}` : `page.${column} AS "${field}"`
-  })
-  .join(", ")
+const pageColumns = asFields("page", summaryColumnList)
 
 /** Which optional parts a search statement has: the filters that are set, and the segments. */
 interface SearchShape {
