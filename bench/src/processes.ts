@@ -21,6 +21,27 @@ export const median = (values: ReadonlyArray<number>): number => {
   return sorted[Math.floor(sorted.length / 2)] ?? 0
 }
 
+/**
+ * The p50 in ms (to a microsecond) of `run`, called `requests` times one at a time, each the next
+ * `intervalMs` after the last one's start (0: back to back), after `warmUp` calls left out.
+ */
+export const pacedP50 = async (
+  run: () => Promise<unknown>,
+  requests: number,
+  intervalMs: number,
+  warmUp: number
+): Promise<number> => {
+  const times: Array<number> = []
+  for (let i = 0; i < requests + warmUp; i++) {
+    const started = process.hrtime.bigint()
+    await run()
+    const ms = Number(process.hrtime.bigint() - started) / 1e6
+    if (i >= warmUp) times.push(ms)
+    if (intervalMs > ms) await new Promise((resolve) => setTimeout(resolve, intervalMs - ms))
+  }
+  return Math.round(median(times) * 1000) / 1000
+}
+
 export interface Started {
   readonly child: ChildProcess
   readonly base: string

@@ -39,7 +39,7 @@ import { fileURLToPath } from "node:url"
 import { Config, Console, Effect, Logger, LogLevel, Redacted } from "effect"
 import pg from "pg"
 import type { LoadResult, LoadSpec } from "./load.js"
-import { load, median, startProcess } from "./processes.js"
+import { load, median, pacedP50, startProcess } from "./processes.js"
 import { benchDatabase, ownedVideo, seedAccounts, seeding, seedOwned, seedSearchable } from "./seed.js"
 import { startArguments } from "./start-command.js"
 import { searchPage, searchParameters } from "./statements.js"
@@ -93,19 +93,9 @@ const sqlLatency = (url: string, accountId: string, word: string, requests: numb
   Effect.promise(async () => {
     const client = new pg.Client({ connectionString: url })
     await client.connect()
-    const timed = async (pause: number) => {
-      const times: Array<number> = []
-      for (let i = 0; i < requests + 100; i++) {
-        const started = process.hrtime.bigint()
-        await client.query(searchPage, searchParameters(accountId, word, 50, 0))
-        const ms = Number(process.hrtime.bigint() - started) / 1e6
-        if (i >= 100) times.push(ms)
-        if (pause > ms) await new Promise((resolve) => setTimeout(resolve, pause - ms))
-      }
-      return Math.round(median(times) * 1000) / 1000
-    }
-    const paced = await timed(intervalMs)
-    const backToBack = await timed(0)
+    const query = () => client.query(searchPage, searchParameters(accountId, word, 50, 0))
+    const paced = await pacedP50(query, requests, intervalMs, 100)
+    const backToBack = await pacedP50(query, requests, 0, 100)
     await client.end()
     return { paced, backToBack }
   })

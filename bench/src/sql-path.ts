@@ -25,7 +25,7 @@ import { postgresLayer, TranscriptsSql } from "@verbatim/db"
 import type { Ids } from "@verbatim/domain"
 import { Config, Console, Effect, Layer, Logger, LogLevel, Redacted, Runtime } from "effect"
 import pg from "pg"
-import { median } from "./processes.js"
+import { median, pacedP50 } from "./processes.js"
 import { benchDatabase, seedAccounts, seeding, seedSearchable } from "./seed.js"
 import { searchPage, searchParameters } from "./statements.js"
 import { commonWord, rareWord } from "./words.js"
@@ -38,19 +38,6 @@ const settings = Config.all({
 })
 
 const intervalMs = 12
-
-/** p50 in ms of `run`, one at a time, the next `intervalMs` after the last one's start, after 50 to warm up. */
-const paced = async (requests: number, run: () => Promise<unknown>): Promise<number> => {
-  const times: Array<number> = []
-  for (let i = 0; i < requests + 50; i++) {
-    const started = process.hrtime.bigint()
-    await run()
-    const ms = Number(process.hrtime.bigint() - started) / 1e6
-    if (i >= 50) times.push(ms)
-    if (intervalMs > ms) await new Promise((resolve) => setTimeout(resolve, intervalMs - ms))
-  }
-  return Math.round(median(times) * 1000) / 1000
-}
 
 /** This process's CPU time (user + system) per call of `run`, back to back, in us. */
 const cpuPerCall = async (requests: number, run: () => Promise<unknown>): Promise<number> => {
@@ -120,7 +107,7 @@ const program = Effect.gen(function* () {
         ]
       ]
       for (const [way, query] of ways) {
-        const p50 = yield* Effect.promise(() => paced(requests, query))
+        const p50 = yield* Effect.promise(() => pacedP50(query, requests, intervalMs, 50))
         const cpu = yield* Effect.promise(() => cpuPerCall(requests, query))
         const key = `${label} ${way}`
         results[key] = [...(results[key] ?? []), p50]
