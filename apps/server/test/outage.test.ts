@@ -139,6 +139,9 @@ describe.runIf(databaseUrl !== "")("database outages (PostgreSQL through a proxy
           const owned = server.post(api("/transcribe"), { key, json: video })
           expect((yield* owned).json).toMatchObject({ status: "completed", credits_used: 1 })
           expect((yield* owned).json).toMatchObject({ status: "completed", credits_used: 0 })
+          // The list search runs on the repositories' direct lane to the pool (`direct.ts`).
+          const search = server.get(api("/transcripts?search=Rt7mN0pWzYe"), { key })
+          expect((yield* search).json).toMatchObject({ count: 1 })
 
           yield* Effect.promise(() => proxy.close())
           for (let i = 0; i < 3; i++) {
@@ -147,6 +150,7 @@ describe.runIf(databaseUrl !== "")("database outages (PostgreSQL through a proxy
             expect(ms).toBeLessThan(bound)
           }
           expectUnavailable(yield* owned)
+          expectUnavailable(yield* search)
           expect((yield* server.get(api("/health"))).status).toBe(503)
           expect((yield* server.get(api("/ping"))).status).toBe(200)
 
@@ -155,6 +159,7 @@ describe.runIf(databaseUrl !== "")("database outages (PostgreSQL through a proxy
           expect((yield* server.get(api("/health"))).status).toBe(200)
           expect((yield* owned).json).toMatchObject({ status: "completed", credits_used: 0 })
           expect((yield* credits).json).toMatchObject({ credits: 9 })
+          expect((yield* search).json).toMatchObject({ count: 1 })
         }),
       60_000
     )
