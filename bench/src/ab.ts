@@ -9,12 +9,13 @@
  * - `GET /credits` with BENCH_CONNECTIONS connections: requests per second and the server's CPU per
  *   request (user + system time from /proc over the run, divided by the requests answered);
  * - the rare-word search one request at a time, 12 ms apart (p50, and the server's CPU per search,
- *   its idle loops included), and owned `POST /transcribe` throughput.
+ *   its idle loops included), the same with one connection busy (`searchBurst`: back to back in
+ *   bursts of 80 within the rate limit, p50), and owned `POST /transcribe` throughput.
  *
  * Settings: DATABASE_URL (required), REDIS_URL, BENCH_ROUNDS (3), BENCH_SECONDS (5),
  * BENCH_CONNECTIONS (10), BENCH_TRANSCRIPTS (10000), BENCH_LATENCY_REQUESTS (1000),
  * BENCH_PROFILE_DIR (none: when set, the new build writes a V8 CPU profile there; `profile.ts`),
- * BENCH_ONLY (all: a comma-separated list of creditsOne, creditsMany, search, transcribe).
+ * BENCH_ONLY (all: a comma-separated list of creditsOne, creditsMany, search, searchBurst, transcribe).
  * Build a bundle to compare with `node scripts/bundle.mjs server` and copy `apps/server/dist`.
  */
 import type { ChildProcess } from "node:child_process"
@@ -38,7 +39,7 @@ const settings = Config.all({
   transcripts: Config.integer("BENCH_TRANSCRIPTS").pipe(Config.withDefault(10_000)),
   latencyRequests: Config.integer("BENCH_LATENCY_REQUESTS").pipe(Config.withDefault(1_000)),
   profileDir: Config.option(Config.string("BENCH_PROFILE_DIR")),
-  only: Config.string("BENCH_ONLY").pipe(Config.withDefault("creditsOne,creditsMany,search,transcribe"))
+  only: Config.string("BENCH_ONLY").pipe(Config.withDefault("creditsOne,creditsMany,search,searchBurst,transcribe"))
 })
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
@@ -143,6 +144,19 @@ const program = Effect.gen(function* () {
             minIntervalMs: 12
           })
       const searchCpu = cpuMs(child) - beforeSearch
+      const searchBurst = !measured("searchBurst")
+        ? skip
+        : yield* load({
+            mode: "latency",
+            url: `${base}/transcripts?search=${rareWord}&limit=50`,
+            method: "GET",
+            keys: [keys[0] ?? ""],
+            connections: 1,
+            seconds: 0,
+            requests: config.latencyRequests,
+            minIntervalMs: 12,
+            burst: 80
+          })
       const transcribe = !measured("transcribe")
         ? skip
         : yield* load({
@@ -161,8 +175,10 @@ const program = Effect.gen(function* () {
         creditsCpuUs: (cpu * 1000) / Math.max(1, creditsMany.requests),
         searchP50: search.p50Ms,
         searchCpuUs: (searchCpu * 1000) / Math.max(1, search.requests),
+        searchBurstP50: searchBurst.p50Ms,
         transcribeRps: transcribe.requestsPerSecond,
-        failed: creditsOne.failed + creditsMany.failed + search.failed + transcribe.failed
+        failed:
+          creditsOne.failed + creditsMany.failed + search.failed + searchBurst.failed + transcribe.failed
       }
       figures.set(name, [...(figures.get(name) ?? []), row])
       yield* Console.log(`round ${round + 1} ${name}: ${JSON.stringify(row)}`)
@@ -176,6 +192,7 @@ const program = Effect.gen(function* () {
     "creditsCpuUs",
     "searchP50",
     "searchCpuUs",
+    "searchBurstP50",
     "transcribeRps",
     "failed"
   ]) {

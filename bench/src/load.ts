@@ -7,7 +7,8 @@
  *
  * - `throughput`: autocannon with `connections` for `seconds`: requests per second, p50 and p99.
  * - `latency`: one connection, one request at a time, `requests` times after a warm-up, each timed
- *   with `process.hrtime` (autocannon rounds to whole milliseconds): p50 and p99 to a microsecond.
+ *   with `process.hrtime` (autocannon rounds to whole milliseconds): p50 and p99 to a microsecond;
+ *   `minIntervalMs` apart, or back to back in bursts of `burst` at that rate on average.
  */
 import { Agent, request as httpRequest } from "node:http"
 import autocannon from "autocannon"
@@ -23,6 +24,11 @@ export interface LoadSpec {
   readonly requests: number
   /** `latency` only: the least time from one request's start to the next's (keeps under a rate limit). */
   readonly minIntervalMs?: number
+  /**
+   * `latency` only: send this many requests back to back, then pause so that the burst as a whole
+   * kept `minIntervalMs` a request (one connection busy, as autocannon's, within a rate limit).
+   */
+  readonly burst?: number
 }
 
 export interface LoadResult {
@@ -116,13 +122,31 @@ const paced = async () => {
   return answer
 }
 
+/** Requests in bursts of `spec.burst` back to back, each burst as long as its requests' intervals. */
+const bursts = (burst: number) => {
+  let burstStart = 0
+  let sent = 0
+  return async () => {
+    if (sent === 0) burstStart = performance.now()
+    const answer = await once()
+    sent += 1
+    if (sent === burst) {
+      sent = 0
+      const rest = burst * (spec.minIntervalMs ?? 0) - (performance.now() - burstStart)
+      if (rest > 0) await pause(rest)
+    }
+    return answer
+  }
+}
+
 const latency = async (): Promise<LoadResult> => {
-  for (let i = 0; i < Math.min(100, spec.requests); i++) await paced()
+  const next = spec.burst === undefined ? paced : bursts(spec.burst)
+  for (let i = 0; i < Math.min(100, spec.requests); i++) await next()
   const times: Array<number> = []
   let failed = 0
   const started = process.hrtime.bigint()
   for (let i = 0; i < spec.requests; i++) {
-    const { ms, ok } = await paced()
+    const { ms, ok } = await next()
     times.push(ms)
     if (!ok) failed += 1
   }
