@@ -24,7 +24,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Config, Console, Effect, Logger, LogLevel, Redacted } from "effect"
-import type { LoadResult } from "./load.js"
+import type { LoadResult, LoadSpec } from "./load.js"
 import { load, median, type Started, startProcess } from "./processes.js"
 import { benchDatabase, ownedVideo, seedAccounts, seeding, seedOwned, seedSearchable } from "./seed.js"
 import { startArguments } from "./start-command.js"
@@ -39,7 +39,9 @@ const settings = Config.all({
   transcripts: Config.integer("BENCH_TRANSCRIPTS").pipe(Config.withDefault(10_000)),
   latencyRequests: Config.integer("BENCH_LATENCY_REQUESTS").pipe(Config.withDefault(1_000)),
   profileDir: Config.option(Config.string("BENCH_PROFILE_DIR")),
-  only: Config.string("BENCH_ONLY").pipe(Config.withDefault("creditsOne,creditsMany,search,searchBurst,transcribe"))
+  only: Config.string("BENCH_ONLY").pipe(
+    Config.withDefault("creditsOne,creditsMany,search,searchBurst,transcribe")
+  )
 })
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..")
@@ -131,32 +133,20 @@ const program = Effect.gen(function* () {
           })
       const cpu = cpuMs(child) - before
       const beforeSearch = cpuMs(child)
-      const search = !measured("search")
-        ? skip
-        : yield* load({
-            mode: "latency",
-            url: `${base}/transcripts?search=${rareWord}&limit=50`,
-            method: "GET",
-            keys: [keys[0] ?? ""],
-            connections: 1,
-            seconds: 0,
-            requests: config.latencyRequests,
-            minIntervalMs: 12
-          })
+      // The rare-word search, one at a time, 12 ms apart; then with one connection busy, in bursts.
+      const rareSearch: LoadSpec = {
+        mode: "latency",
+        url: `${base}/transcripts?search=${rareWord}&limit=50`,
+        method: "GET",
+        keys: [keys[0] ?? ""],
+        connections: 1,
+        seconds: 0,
+        requests: config.latencyRequests,
+        minIntervalMs: 12
+      }
+      const search = !measured("search") ? skip : yield* load(rareSearch)
       const searchCpu = cpuMs(child) - beforeSearch
-      const searchBurst = !measured("searchBurst")
-        ? skip
-        : yield* load({
-            mode: "latency",
-            url: `${base}/transcripts?search=${rareWord}&limit=50`,
-            method: "GET",
-            keys: [keys[0] ?? ""],
-            connections: 1,
-            seconds: 0,
-            requests: config.latencyRequests,
-            minIntervalMs: 12,
-            burst: 80
-          })
+      const searchBurst = !measured("searchBurst") ? skip : yield* load({ ...rareSearch, burst: 80 })
       const transcribe = !measured("transcribe")
         ? skip
         : yield* load({
