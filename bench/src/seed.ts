@@ -190,7 +190,10 @@ export const seedSearchable = (url: string, seeding: Seeding, accountId: string,
     }
     await Promise.all(busy)
     await first.query("SET maintenance_work_mem = '256MB'")
-    await first.query("CREATE INDEX transcripts_tsv_idx ON transcripts USING GIN (tsv)")
+    // As migration 0015 leaves it: new rows go into the index at once, not into a pending list.
+    await first.query(
+      "CREATE INDEX transcripts_tsv_idx ON transcripts USING GIN (tsv) WITH (fastupdate = off)"
+    )
     // Planner statistics (autovacuum does this in production).
     await first.query("VACUUM ANALYZE transcripts")
     await Promise.all(clients.map((client) => client.end()))

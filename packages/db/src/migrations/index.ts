@@ -14,6 +14,7 @@ import { batchItemVideos } from "./0011_batch_item_videos.js"
 import { themes } from "./0012_themes.js"
 import { accountChanges } from "./0013_account_changes.js"
 import { transcriptSegmentsJson } from "./0014_transcript_segments_json.js"
+import { searchIndexFastupdate } from "./0015_search_index_fastupdate.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
@@ -29,5 +30,6 @@ export const migrations: Migrations = {
   "0011_batch_item_videos": batchItemVideos,
   "0012_themes": themes,
   "0013_account_changes": accountChanges,
-  "0014_transcript_segments_json": transcriptSegmentsJson
+  "0014_transcript_segments_json": transcriptSegmentsJson,
+  "0015_search_index_fastupdate": searchIndexFastupdate
 }

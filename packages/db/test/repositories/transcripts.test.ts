@@ -68,6 +68,34 @@ describeEachDatabase(
       }).pipe(Effect.provide(RepositoriesLive))
     )
 
+    it.effect(
+      "puts a stored transcript into the search index at once: nothing waits in GIN's pending list",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const { transcripts } = yield* repositories
+          const account = yield* newAccount()
+          for (const videoId of ["pending0001", "pending0002", "pending0003"]) {
+            yield* transcripts.store(transcript(account.id, { videoId }))
+          }
+          // The pages a merge of the pending list takes in: none, as the index has fastupdate off.
+          const pendingPages = (index: string) =>
+            Effect.map(
+              sql<{
+                readonly pages: number
+              }>`SELECT gin_clean_pending_list(${index}::regclass)::int AS pages`,
+              ([row]) => row?.pages ?? -1
+            )
+          expect(yield* pendingPages("transcripts_tsv_idx")).toBe(0)
+          // The probe sees a pending list where there is one: a GIN index with the default keeps a new row there.
+          yield* sql`CREATE TABLE pending_probe (words tsvector)`
+          yield* sql`CREATE INDEX pending_probe_idx ON pending_probe USING GIN (words)`
+          yield* sql`INSERT INTO pending_probe SELECT to_tsvector('english', text) FROM transcripts WHERE account_id = ${account.id}`
+          expect(yield* pendingPages("pending_probe_idx")).toBeGreaterThan(0)
+          yield* sql`DROP TABLE pending_probe`
+        }).pipe(Effect.provide(RepositoriesLive))
+    )
+
     it.effect("reads stored segments back as Segments and Words, their fields in the schema's order", () =>
       Effect.gen(function* () {
         const { transcripts } = yield* repositories
