@@ -54,6 +54,16 @@ export const objectJsonSchema = <A, I, R>(schema: Schema.Schema<A, I, R>): Objec
   const document = JSONSchema.make(schema) as unknown as Json
   const defs = isObject(document.$defs) ? document.$defs : {}
   const inlined = inline(document, defs, []) as Json
-  // A union of objects (`anyOf`) is an object too: MCP wants `type: "object"` at the top.
+  // The struct without fields is Effect's `{}` type, `anyOf: [object, array]`. Model vendors refuse
+  // a combinator at the top of a tool's schema (Anthropic, Bedrock, Gemini) and want its
+  // `properties`, so it is the object without properties that it means as a tool's arguments.
+  if (isEmptyStruct(inlined)) return { type: "object", properties: {}, additionalProperties: false }
   return { ...inlined, type: "object" }
 }
+
+/** Effect's JSON Schema of `Schema.Struct({})`: any object or array, no properties. */
+const isEmptyStruct = (schema: Json): boolean =>
+  Array.isArray(schema.anyOf) &&
+  schema.properties === undefined &&
+  schema.anyOf.every((branch) => isObject(branch) && Object.keys(branch).length === 1 && branch.properties === undefined)
+
