@@ -65,5 +65,6 @@ export const objectJsonSchema = <A, I, R>(schema: Schema.Schema<A, I, R>): Objec
 const isEmptyStruct = (schema: Json): boolean =>
   Array.isArray(schema.anyOf) &&
   schema.properties === undefined &&
-  schema.anyOf.every((branch) => isObject(branch) && Object.keys(branch).length === 1 && branch.properties === undefined)
-
+  schema.anyOf.every(
+    (branch) => isObject(branch) && Object.keys(branch).length === 1 && branch.properties === undefined
+  )

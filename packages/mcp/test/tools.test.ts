@@ -118,7 +118,10 @@ const vendorRuleBreaches = (schema: Record<string, unknown>): ReadonlyArray<stri
     if (combinator in schema) breaches.push(`top-level ${combinator}`)
   }
   const walk = (node: unknown, path: string): void => {
-    if (Array.isArray(node)) return node.forEach((item, index) => walk(item, `${path}[${index}]`))
+    if (Array.isArray(node)) {
+      node.forEach((item, index) => walk(item, `${path}[${index}]`))
+      return
+    }
     if (typeof node !== "object" || node === null) return
     const record = node as Record<string, unknown>
     if ("$ref" in record || "$defs" in record) breaches.push(`$ref at ${path}`)
@@ -127,7 +130,8 @@ const vendorRuleBreaches = (schema: Record<string, unknown>): ReadonlyArray<stri
     }
     const properties = (record.properties ?? {}) as Record<string, unknown>
     for (const name of Array.isArray(record.required) ? record.required : []) {
-      if (!(name in properties)) breaches.push(`required ${String(name)} is no property at ${path || "(top)"}`)
+      if (!(name in properties))
+        breaches.push(`required ${String(name)} is no property at ${path || "(top)"}`)
     }
     for (const [key, value] of Object.entries(record)) {
       if (key === "properties") {
