@@ -294,6 +294,50 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
           })
       )
 
+      it.scoped(
+        "a speech_to_text_only batch: 402 up front below 1 credit per video; each item holds its quote as it starts, so only what the balance covers runs",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const standIn = yield* AssemblyAiStandIn
+            const hook = yield* receiver
+            const body = {
+              video_ids: [speech.welcome, speech.kitchen],
+              mode: "speech_to_text_only",
+              // Diarization makes each 5-second video's quote 2 credits.
+              asr_options: { speakerLabels: true },
+              webhook_url: hook.url
+            }
+            const poor = yield* account(1)
+            expectError(yield* server.post(api("/batch"), { key: poor.key, json: body }), 402, "payment_required")
+            expect(yield* credits(server, poor.key)).toMatchObject({ credits: 1, held_credits: 0 })
+
+            const { key } = yield* account(3)
+            const runs = () => standIn.requests.filter((request) => request.route === "create").length
+            const before = runs()
+            const posted = yield* server.post(api("/batch"), { key, json: body })
+            expect(posted.status, posted.text).toBe(202)
+            const batch = Schema.decodeUnknownSync(Api.BatchProcessing)(posted.json)
+            const done = yield* eventually(
+              `batch ${batch.batch_id} to finish`,
+              Effect.gen(function* () {
+                const response = yield* server.get(api(`/batch/${batch.batch_id}`), { key })
+                if (response.status === 202) return Option.none()
+                expect(response.status, response.text).toBe(200)
+                return Option.some(Schema.decodeUnknownSync(Api.BatchFinished)(response.json))
+              })
+            )
+            expect(done.status).toBe("partial")
+            const statuses = done.results.map((result) => result.status).sort()
+            expect(statuses).toEqual(["completed", "failed"])
+            const failed = done.results.find((result) => result.status === "failed")
+            expect(failed?.error).toMatch(/needs 2 credits and the balance is 1/)
+            expect(done.credits_used).toBe(2)
+            expect(runs() - before).toBe(1)
+            expect(yield* credits(server, key)).toMatchObject({ credits: 1, held_credits: 0 })
+          })
+      )
+
       it.effect("audio the platform cannot give: the job fails, uncharged", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
