@@ -281,7 +281,9 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
               { concurrency: "unbounded" }
             )
             const accepted = answers.filter((answer) => answer.status === 202)
-            expect(answers.map((answer) => answer.status).sort()).toEqual([202, 402, 402, 402, 402, 402, 402, 402])
+            expect(answers.map((answer) => answer.status).sort()).toEqual([
+              202, 402, 402, 402, 402, 402, 402, 402
+            ])
             for (const answer of answers) {
               if (answer.status === 402) expectError(answer, 402, "payment_required")
             }
@@ -309,7 +311,11 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
               webhook_url: hook.url
             }
             const poor = yield* account(1)
-            expectError(yield* server.post(api("/batch"), { key: poor.key, json: body }), 402, "payment_required")
+            expectError(
+              yield* server.post(api("/batch"), { key: poor.key, json: body }),
+              402,
+              "payment_required"
+            )
             expect(yield* credits(server, poor.key)).toMatchObject({ credits: 1, held_credits: 0 })
 
             const { key } = yield* account(3)
@@ -536,7 +542,9 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
               uploads.map((id) => transcribe(server, key, { upload_id: id, webhook_url: hook.url })),
               { concurrency: "unbounded" }
             )
-            expect(answers.map((answer) => answer.status).sort()).toEqual([202, 402, 402, 402, 402, 402, 402, 402])
+            expect(answers.map((answer) => answer.status).sort()).toEqual([
+              202, 402, 402, 402, 402, 402, 402, 402
+            ])
             const refused = uploads.filter((_, i) => answers[i]?.status === 402)
             for (const answer of answers) {
               if (answer.status === 402) expectError(answer, 402, "payment_required")

@@ -96,7 +96,6 @@ const holdCommand: fc.Arbitrary<HoldCommand> = fc.oneof(
   fc.record({ kind: fc.constant("release" as const), key: holdKey })
 )
 
-
 describeEachDatabase(
   "Ledger repository",
   (it) => {
@@ -367,11 +366,17 @@ describeEachDatabase(
       Effect.gen(function* () {
         const { ledger } = yield* repositories
         const account = yield* fundedAccount(10)
-        expect(yield* ledger.hold(request(account.id, "hold:job:1"), 7)).toEqual({ balance: 3, applied: true })
+        expect(yield* ledger.hold(request(account.id, "hold:job:1"), 7)).toEqual({
+          balance: 3,
+          applied: true
+        })
         expect(yield* ledger.funds(account.id)).toEqual({ balance: 10, held: 7, available: 3 })
         expect(yield* ledger.balance(account.id)).toBe(3)
         // The same key again changes nothing, whatever its amount.
-        expect(yield* ledger.hold(request(account.id, "hold:job:1"), 9)).toEqual({ balance: 3, applied: false })
+        expect(yield* ledger.hold(request(account.id, "hold:job:1"), 9)).toEqual({
+          balance: 3,
+          applied: false
+        })
         expect(yield* ledger.charge(request(account.id, "c"), 4).pipe(Effect.flip)).toMatchObject({
           _tag: "InsufficientCredits",
           required: 4,
@@ -394,16 +399,33 @@ describeEachDatabase(
           balance: 5,
           applied: false
         })
-        expect(yield* ledger.hold(request(account.id, "hold:job:3"), 5)).toEqual({ balance: 0, applied: true })
+        expect(yield* ledger.hold(request(account.id, "hold:job:3"), 5)).toEqual({
+          balance: 0,
+          applied: true
+        })
         expect(yield* ledger.release(account.id, "hold:job:3", at("2026-10-04T10:00:00Z"))).toBe(true)
         expect(yield* ledger.release(account.id, "hold:job:3", at("2026-10-04T10:00:00Z"))).toBe(false)
         expect(yield* ledger.funds(account.id)).toEqual({ balance: 5, held: 0, available: 5 })
         const holds = yield* ledger.holds(account.id)
-        expect(holds.map(({ key, amount, status, charged, settledKey }) => ({ key, amount, status, charged, settledKey }))).toEqual([
+        expect(
+          holds.map(({ key, amount, status, charged, settledKey }) => ({
+            key,
+            amount,
+            status,
+            charged,
+            settledKey
+          }))
+        ).toEqual([
           { key: "hold:job:1", amount: 7, status: "settled", charged: 5, settledKey: "charge:job:1" },
           { key: "hold:job:3", amount: 5, status: "released", charged: 0, settledKey: null }
         ])
-        expect(yield* heldBooks(account.id)).toEqual({ credits: 5, held: 0, total: 5, open: 0, mismatched: 0 })
+        expect(yield* heldBooks(account.id)).toEqual({
+          credits: 5,
+          held: 0,
+          total: 5,
+          open: 0,
+          mismatched: 0
+        })
       }).pipe(Effect.provide(RepositoriesLive))
     )
 
@@ -412,7 +434,9 @@ describeEachDatabase(
         const { ledger } = yield* repositories
         const account = yield* fundedAccount(10)
         yield* ledger.hold(request(account.id, "h"), 2)
-        expect(yield* ledger.settleHold("h", request(account.id, "charge"), 3).pipe(Effect.flip)).toMatchObject({
+        expect(
+          yield* ledger.settleHold("h", request(account.id, "charge"), 3).pipe(Effect.flip)
+        ).toMatchObject({
           _tag: "InsufficientCredits",
           required: 3
         })
@@ -425,7 +449,9 @@ describeEachDatabase(
         const { ledger } = yield* repositories
         const account = yield* fundedAccount(1)
         const outcomes = yield* Effect.all(
-          Array.from({ length: 8 }, (_, i) => Effect.either(ledger.hold(request(account.id, `hold:job:${i}`), 1))),
+          Array.from({ length: 8 }, (_, i) =>
+            Effect.either(ledger.hold(request(account.id, `hold:job:${i}`), 1))
+          ),
           { concurrency: "unbounded" }
         )
         expect(outcomes.filter(Either.isRight).length).toBe(1)
@@ -436,31 +462,33 @@ describeEachDatabase(
       }).pipe(Effect.provide(RepositoriesLive))
     )
 
-    it.effect("releases the stale holds: a job finished or gone, or a hold expired; never a running job's", () =>
-      Effect.gen(function* () {
-        const { jobs, ledger } = yield* repositories
-        const account = yield* fundedAccount(10)
-        const running = yield* jobs.insert(
-          job(account.id, { kind: "asr", status: "processing", completedAt: null, creditsUsed: 0 })
-        )
-        const finished = yield* jobs.insert(job(account.id))
-        yield* ledger.hold(request(account.id, "running", { jobId: running.id }), 2)
-        yield* ledger.hold(request(account.id, "finished", { jobId: finished.id }), 1)
-        yield* ledger.hold(request(account.id, "gone", { jobId: jobId() }), 2)
-        yield* ledger.hold({ ...request(account.id, "expiring"), expiresAt: at("2026-10-04T09:10:00Z") }, 2)
-        yield* ledger.hold({ ...request(account.id, "later"), expiresAt: at("2026-10-04T11:00:00Z") }, 2)
-        expect(yield* ledger.releaseStale(at("2026-10-04T10:00:00Z"), 100)).toBe(3)
-        expect(yield* ledger.releaseStale(at("2026-10-04T10:00:00Z"), 100)).toBe(0)
-        const statuses = new Map((yield* ledger.holds(account.id)).map((h) => [h.key, h.status]))
-        expect(Object.fromEntries(statuses)).toEqual({
-          running: "open",
-          finished: "released",
-          gone: "released",
-          expiring: "released",
-          later: "open"
-        })
-        expect(yield* ledger.funds(account.id)).toEqual({ balance: 10, held: 4, available: 6 })
-      }).pipe(Effect.provide(RepositoriesLive))
+    it.effect(
+      "releases the stale holds: a job finished or gone, or a hold expired; never a running job's",
+      () =>
+        Effect.gen(function* () {
+          const { jobs, ledger } = yield* repositories
+          const account = yield* fundedAccount(10)
+          const running = yield* jobs.insert(
+            job(account.id, { kind: "asr", status: "processing", completedAt: null, creditsUsed: 0 })
+          )
+          const finished = yield* jobs.insert(job(account.id))
+          yield* ledger.hold(request(account.id, "running", { jobId: running.id }), 2)
+          yield* ledger.hold(request(account.id, "finished", { jobId: finished.id }), 1)
+          yield* ledger.hold(request(account.id, "gone", { jobId: jobId() }), 2)
+          yield* ledger.hold({ ...request(account.id, "expiring"), expiresAt: at("2026-10-04T09:10:00Z") }, 2)
+          yield* ledger.hold({ ...request(account.id, "later"), expiresAt: at("2026-10-04T11:00:00Z") }, 2)
+          expect(yield* ledger.releaseStale(at("2026-10-04T10:00:00Z"), 100)).toBe(3)
+          expect(yield* ledger.releaseStale(at("2026-10-04T10:00:00Z"), 100)).toBe(0)
+          const statuses = new Map((yield* ledger.holds(account.id)).map((h) => [h.key, h.status]))
+          expect(Object.fromEntries(statuses)).toEqual({
+            running: "open",
+            finished: "released",
+            gone: "released",
+            expiring: "released",
+            later: "open"
+          })
+          expect(yield* ledger.funds(account.id)).toEqual({ balance: 10, held: 4, available: 6 })
+        }).pipe(Effect.provide(RepositoriesLive))
     )
 
     it.effect.prop(
@@ -483,7 +511,9 @@ describeEachDatabase(
                 if (c.amount === 0 || holds.has(c.key)) {
                   expect(placed).toEqual(Either.right({ balance: available, applied: false }))
                 } else if (c.amount > available) {
-                  expect(placed).toEqual(Either.left(new InsufficientCredits({ required: c.amount, balance: available })))
+                  expect(placed).toEqual(
+                    Either.left(new InsufficientCredits({ required: c.amount, balance: available }))
+                  )
                 } else {
                   holds.set(c.key, { amount: c.amount, open: true })
                   expect(placed).toEqual(Either.right({ balance: available - c.amount, applied: true }))
@@ -491,14 +521,18 @@ describeEachDatabase(
                 break
               }
               case "settle": {
-                const settled = yield* Effect.either(ledger.settleHold(c.key, request(account.id, c.charge), c.amount))
+                const settled = yield* Effect.either(
+                  ledger.settleHold(c.key, request(account.id, c.charge), c.amount)
+                )
                 const hold = holds.get(c.key)
                 const open = hold?.open === true ? hold : undefined
                 const room = available + (open?.amount ?? 0)
                 if (used.has(c.charge)) {
                   expect(settled).toEqual(Either.right({ balance: available, applied: false }))
                 } else if (c.amount > room || (open !== undefined && c.amount > open.amount)) {
-                  expect(settled).toEqual(Either.left(new InsufficientCredits({ required: c.amount, balance: room })))
+                  expect(settled).toEqual(
+                    Either.left(new InsufficientCredits({ required: c.amount, balance: room }))
+                  )
                 } else {
                   used.add(c.charge)
                   balance -= c.amount
@@ -519,7 +553,9 @@ describeEachDatabase(
                 if (used.has(c.key)) {
                   expect(posted).toEqual(Either.right({ balance: available, applied: false }))
                 } else if (c.kind === "charge" && c.amount > available) {
-                  expect(posted).toEqual(Either.left(new InsufficientCredits({ required: c.amount, balance: available })))
+                  expect(posted).toEqual(
+                    Either.left(new InsufficientCredits({ required: c.amount, balance: available }))
+                  )
                 } else {
                   balance += c.kind === "charge" ? -c.amount : c.amount
                   used.add(c.key)
@@ -528,7 +564,13 @@ describeEachDatabase(
               }
             }
             const books = yield* heldBooks(account.id)
-            expect(books).toEqual({ credits: balance, held: heldNow(), total: balance, open: heldNow(), mismatched: 0 })
+            expect(books).toEqual({
+              credits: balance,
+              held: heldNow(),
+              total: balance,
+              open: heldNow(),
+              mismatched: 0
+            })
             expect(books.credits - books.held).toBeGreaterThanOrEqual(0)
             expect(yield* ledger.funds(account.id)).toEqual({
               balance,

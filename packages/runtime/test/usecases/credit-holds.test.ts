@@ -17,8 +17,14 @@ import { createAccount, expectBalancedBooks, suiteOptions, transcribeRequest, vi
 const speech = { welcome: "Wv5SpkDmo1A", kitchen: "Kt9SpkDmo2B" } as const
 
 const wiring = Layer.unwrapEffect(
-  Effect.map(AssemblyAiStandIn, (standIn) => servicesOn(testInfrastructure({ speech: standInEngine(standIn) })))
-).pipe(Layer.provideMerge(AssemblyAiStandIn.layer({ recognise: () => "hello from the kitchen", pollsUntilDone: 1 })))
+  Effect.map(AssemblyAiStandIn, (standIn) =>
+    servicesOn(testInfrastructure({ speech: standInEngine(standIn) }))
+  )
+).pipe(
+  Layer.provideMerge(
+    AssemblyAiStandIn.layer({ recognise: () => "hello from the kitchen", pollsUntilDone: 1 })
+  )
+)
 
 const transcribe = (account: Account, body: Record<string, unknown>) =>
   Effect.flatMap(Transcribe, (useCase) => useCase.transcribe(account, transcribeRequest(body)))
@@ -29,7 +35,8 @@ const worker = workerOn(testWorkSettings({ concurrency: 2, leaseMs: 2_000, recon
 const runJob = (id: Ids.JobId) =>
   Effect.scoped(Effect.flatMap(Worker, (w) => w.runJob(id))).pipe(Effect.provide(worker))
 
-const findJob = (id: Ids.JobId) => Effect.flatMap(Jobs, (jobs) => jobs.find(id)).pipe(Effect.map(Option.getOrThrow))
+const findJob = (id: Ids.JobId) =>
+  Effect.flatMap(Jobs, (jobs) => jobs.find(id)).pipe(Effect.map(Option.getOrThrow))
 
 /** Waits for a settle the worker ran in the background. */
 const finished = (id: Ids.JobId) =>
@@ -80,8 +87,22 @@ layer(wiring, suiteOptions)("credit holds on the production wiring", (it) => {
         expect(standIn.requests.filter((request) => request.route === "create").length - runs).toBe(1)
         expect(yield* ledger.funds(account.id)).toEqual({ balance: 0, held: 0, available: 0 })
         const holds = yield* ledger.holds(account.id)
-        expect(holds.map(({ key, amount, status, charged, settledKey }) => ({ key, amount, status, charged, settledKey }))).toEqual([
-          { key: jobHoldKey(jobId), amount: 1, status: "settled", charged: 1, settledKey: `charge:job:${jobId}` }
+        expect(
+          holds.map(({ key, amount, status, charged, settledKey }) => ({
+            key,
+            amount,
+            status,
+            charged,
+            settledKey
+          }))
+        ).toEqual([
+          {
+            key: jobHoldKey(jobId),
+            amount: 1,
+            status: "settled",
+            charged: 1,
+            settledKey: `charge:job:${jobId}`
+          }
         ])
         yield* expectBalancedBooks(account)
       })
@@ -93,7 +114,8 @@ layer(wiring, suiteOptions)("credit holds on the production wiring", (it) => {
       const account = yield* createAccount({ credits: 10 })
       // The demo platform holds no audio for this captionless 12-minute video: the job fails.
       const answer = yield* transcribe(account, { video: videos.noCaptions, mode: "speech_to_text_only" })
-      if (!(answer instanceof Api.TranscribeProcessing)) return expect.fail(`not processing: ${answer.status}`)
+      if (!(answer instanceof Api.TranscribeProcessing))
+        return expect.fail(`not processing: ${answer.status}`)
       expect(yield* ledger.funds(account.id)).toEqual({
         balance: 10,
         held: answer.estimated_credits,
@@ -108,41 +130,43 @@ layer(wiring, suiteOptions)("credit holds on the production wiring", (it) => {
     })
   )
 
-  it.effect("the reconciler releases the hold of a job that ended without closing it, never a running job's", () =>
-    Effect.gen(function* () {
-      const ledger = yield* Ledger
-      const jobs = yield* Jobs
-      const account = yield* createAccount({ credits: 2 })
-      const first = yield* transcribe(account, { video: speech.welcome, mode: "speech_to_text_only" })
-      const second = yield* transcribe(account, { video: speech.kitchen, mode: "speech_to_text_only" })
-      if (!(first instanceof Api.TranscribeProcessing) || !(second instanceof Api.TranscribeProcessing)) {
-        return expect.fail("both requests should start")
-      }
-      expect(yield* ledger.funds(account.id)).toEqual({ balance: 2, held: 2, available: 0 })
-      // The first job's work is gone: it ended by a path that does not close holds (its lease
-      // taken and the job settled failed directly in the store).
-      const now = yield* DateTime.now
-      const gone = first.job_id as Ids.JobId
-      yield* jobs.claim({ id: gone, owner: "lost", now, leaseMs: 60_000 })
-      const settled = yield* jobs.settle(gone, "lost", {
-        status: "failed",
-        error: "the lease was lost for good",
-        creditsUsed: 0,
-        transcriptId: null,
-        videoTitle: null,
-        language: null,
-        source: null,
-        completedAt: now
-      })
-      expect(Option.isSome(settled)).toBe(true)
-      expect(yield* ledger.funds(account.id)).toEqual({ balance: 2, held: 2, available: 0 })
+  it.effect(
+    "the reconciler releases the hold of a job that ended without closing it, never a running job's",
+    () =>
+      Effect.gen(function* () {
+        const ledger = yield* Ledger
+        const jobs = yield* Jobs
+        const account = yield* createAccount({ credits: 2 })
+        const first = yield* transcribe(account, { video: speech.welcome, mode: "speech_to_text_only" })
+        const second = yield* transcribe(account, { video: speech.kitchen, mode: "speech_to_text_only" })
+        if (!(first instanceof Api.TranscribeProcessing) || !(second instanceof Api.TranscribeProcessing)) {
+          return expect.fail("both requests should start")
+        }
+        expect(yield* ledger.funds(account.id)).toEqual({ balance: 2, held: 2, available: 0 })
+        // The first job's work is gone: it ended by a path that does not close holds (its lease
+        // taken and the job settled failed directly in the store).
+        const now = yield* DateTime.now
+        const gone = first.job_id as Ids.JobId
+        yield* jobs.claim({ id: gone, owner: "lost", now, leaseMs: 60_000 })
+        const settled = yield* jobs.settle(gone, "lost", {
+          status: "failed",
+          error: "the lease was lost for good",
+          creditsUsed: 0,
+          transcriptId: null,
+          videoTitle: null,
+          language: null,
+          source: null,
+          completedAt: now
+        })
+        expect(Option.isSome(settled)).toBe(true)
+        expect(yield* ledger.funds(account.id)).toEqual({ balance: 2, held: 2, available: 0 })
 
-      yield* Effect.scoped(Effect.flatMap(Worker, (w) => w.reconcile)).pipe(Effect.provide(worker))
-      expect(yield* ledger.funds(account.id)).toEqual({ balance: 2, held: 1, available: 1 })
-      const statuses = new Map((yield* ledger.holds(account.id)).map((hold) => [hold.jobId, hold.status]))
-      expect(statuses.get(gone)).toBe("released")
-      expect(statuses.get(second.job_id as Ids.JobId)).toBe("open")
-      yield* expectBalancedBooks(account)
-    })
+        yield* Effect.scoped(Effect.flatMap(Worker, (w) => w.reconcile)).pipe(Effect.provide(worker))
+        expect(yield* ledger.funds(account.id)).toEqual({ balance: 2, held: 1, available: 1 })
+        const statuses = new Map((yield* ledger.holds(account.id)).map((hold) => [hold.jobId, hold.status]))
+        expect(statuses.get(gone)).toBe("released")
+        expect(statuses.get(second.job_id as Ids.JobId)).toBe("open")
+        yield* expectBalancedBooks(account)
+      })
   )
 })
