@@ -46,14 +46,12 @@ export const holdForJob = (
   at: DateTime.Utc
 ): Effect.Effect<void, Errors.ApiError | PersistenceError, Ledger> =>
   Effect.flatMap(Ledger, (ledger) =>
-    ledger
-      .hold({ accountId, key: jobHoldKey(jobId), jobId, reason, at }, amount)
-      .pipe(
-        Effect.catchTag("InsufficientCredits", (error) =>
-          Effect.fail(insufficientCredits(error.required, error.balance))
-        ),
-        Effect.asVoid
-      )
+    ledger.hold({ accountId, key: jobHoldKey(jobId), jobId, reason, at }, amount).pipe(
+      Effect.catchTag("InsufficientCredits", (error) =>
+        Effect.fail(insufficientCredits(error.required, error.balance))
+      ),
+      Effect.asVoid
+    )
   )
 
 /** The reconciler's sweep of holds whose work is gone; how many it released. */

@@ -315,15 +315,13 @@ export const makeTranscribe = Effect.gen(function* () {
             `speech recognition of ${asrTarget._tag} ${asrTarget.id}`,
             now
           ).pipe(Effect.provideService(Ledger, ledger))
-          yield* lifecycle
-            .create(started, within === undefined ? hold : Effect.zipRight(within, hold))
-            .pipe(
-              Effect.catchIf(
-                (error): error is Errors.ApiError =>
-                  error instanceof Errors.ApiError && error.code === "payment_required",
-                (error) => failWith(error, undefined, title)
-              )
+          yield* lifecycle.create(started, within === undefined ? hold : Effect.zipRight(within, hold)).pipe(
+            Effect.catchIf(
+              (error): error is Errors.ApiError =>
+                error instanceof Errors.ApiError && error.code === "payment_required",
+              (error) => failWith(error, undefined, title)
             )
+          )
           return new Api.TranscribeProcessing({
             request_id: requestId,
             mode,

@@ -581,7 +581,9 @@ export const WorkerLive = Layer.scoped(
       // request's hold expired) are released on the same rhythm.
       yield* releaseStaleHolds.pipe(
         Effect.provideService(Ledger, ledger),
-        Effect.catchAllCause((cause) => Effect.logWarning("releasing stale credit holds failed; trying again", cause))
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning("releasing stale credit holds failed; trying again", cause)
+        )
       )
       // Files of expired or transcribed uploads go on the same rhythm.
       if (Option.isSome(uploads)) {

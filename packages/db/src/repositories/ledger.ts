@@ -124,7 +124,8 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
   const balanceRow = SqlSchema.findOne({
     Request: Ids.AccountId,
     Result: BalanceRow,
-    execute: (accountId) => direct("SELECT credits - held AS credits FROM accounts WHERE id = $1", [accountId])
+    execute: (accountId) =>
+      direct("SELECT credits - held AS credits FROM accounts WHERE id = $1", [accountId])
   })
   // GET /credits reads it too.
   const fundsRow = SqlSchema.findOne({
@@ -344,7 +345,12 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
             expiresAt: request.expiresAt ?? null
           }),
           (found) =>
-            outcome(request.accountId, found, amount, holdKeyed({ accountId: request.accountId, key: request.key }))
+            outcome(
+              request.accountId,
+              found,
+              amount,
+              holdKeyed({ accountId: request.accountId, key: request.key })
+            )
         )
 
   const settleHold = (holdKey: string, request: EntryRequest, amount: number) =>
@@ -359,7 +365,12 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
         at: request.at
       }),
       (found) =>
-        outcome(request.accountId, found, amount, keyPosted({ accountId: request.accountId, key: request.key }))
+        outcome(
+          request.accountId,
+          found,
+          amount,
+          keyPosted({ accountId: request.accountId, key: request.key })
+        )
     )
 
   const fundsOf = (accountId: Ids.AccountId) =>
@@ -385,7 +396,8 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
         operation("Ledger.entries")
       ),
     funds: (accountId) => fundsOf(accountId).pipe(operation("Ledger.funds")),
-    hold: (request, amount) => hold(request, amount).pipe(operationKeeping("Ledger.hold", isInsufficientCredits)),
+    hold: (request, amount) =>
+      hold(request, amount).pipe(operationKeeping("Ledger.hold", isInsufficientCredits)),
     settleHold: (holdKey, request, amount) =>
       settleHold(holdKey, request, amount).pipe(operationKeeping("Ledger.settleHold", isInsufficientCredits)),
     release: (accountId, key, at: DateTime.Utc) =>

@@ -605,7 +605,7 @@ describeEachDatabase(
           }
         })
         yield* Effect.all(
-          moves.map((move) => Effect.either(move)),
+          moves.map((move: Effect.Effect<unknown, unknown>) => Effect.either(move)),
           { concurrency: "unbounded" }
         )
         const books = yield* heldBooks(account.id)

@@ -229,8 +229,10 @@ layer(useCasesLayer(), suiteOptions)("spending under concurrency, on the product
                 return ledger.hold(request(`hold:prop:${i}`), op.amount).pipe(
                   Effect.zipRight(
                     op.settle
-                      ? ledger.settleHold(`hold:prop:${i}`, request(`charge:prop:${i}`), op.amount)
-                      : ledger.release(account.id, `hold:prop:${i}`, now)
+                      ? Effect.asVoid(
+                          ledger.settleHold(`hold:prop:${i}`, request(`charge:prop:${i}`), op.amount)
+                        )
+                      : Effect.asVoid(ledger.release(account.id, `hold:prop:${i}`, now))
                   ),
                   Effect.asVoid,
                   Effect.catchTag("InsufficientCredits", () => Effect.void),

@@ -184,7 +184,14 @@ export const books = (account: Account) =>
     const { balance, held, available } = yield* ledger.funds(account.id)
     const entries = yield* ledger.entries(account.id)
     const charges = entries.filter((entry) => entry.kind === "charge")
-    return { balance, held, available, sum: entries.reduce((sum, entry) => sum + entry.amount, 0), entries, charges }
+    return {
+      balance,
+      held,
+      available,
+      sum: entries.reduce((sum, entry) => sum + entry.amount, 0),
+      entries,
+      charges
+    }
   })
 
 /** The balance equals the sum of the ledger and is never negative; the books, for more checks. */
