@@ -179,14 +179,17 @@ const search = async (request: IncomingMessage, response: ServerResponse, url: U
 const credits = async (request: IncomingMessage, response: ServerResponse) => {
   const account = await authenticate(request)
   if (account === undefined) return fail(response, 401, "invalid_api_key")
-  const { rows } = await pool.query<{ credits: number }>(balanceRead, [account.id])
+  const { rows } = await pool.query<{ credits: string; held: string }>(balanceRead, [account.id])
+  const balance = Number(rows[0]?.credits ?? 0)
+  const held = Number(rows[0]?.held ?? 0)
   send(
     response,
     200,
     JSON.stringify({
-      credits: rows[0]?.credits ?? 0,
+      credits: balance - held,
       plan: account.plan,
       thumbnail_credits: 0,
+      held_credits: held,
       onboarding_completed: account.onboarding_completed
     })
   )

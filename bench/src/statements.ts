@@ -8,8 +8,8 @@ export const keyLookup = `SELECT a.id, a.name, a.plan, a.credits, a.default_mode
   FROM api_keys k JOIN accounts a ON a.id = k.account_id
   WHERE k.hash = $1 AND k.revoked_at IS NULL`
 
-/** The balance read of `GET /credits` (`Ledger.balance`). */
-export const balanceRead = "SELECT credits FROM accounts WHERE id = $1"
+/** The balance read of `GET /credits` (`Ledger.funds`). */
+export const balanceRead = "SELECT credits, held FROM accounts WHERE id = $1"
 
 export const ownedRead = `SELECT id, account_id, video_id, video_title, language, source_kind, status, word_count,
   segment_count, duration_seconds, credits_used, created_at, channel_id, text, segments, has_timestamps,

@@ -62,6 +62,10 @@ const started = (response: { readonly status: number; readonly text: string; rea
 
 const receiver = webhookReceiver()
 
+/** GET /credits, decoded: the available balance and the held credits. */
+const credits = (server: TestServerService, key: string) =>
+  Effect.flatMap(server.get(api("/credits"), { key }), (response) => decode(Api.CreditsResponse, response))
+
 const put = (url: string, body: Uint8Array, contentType: string) =>
   Effect.promise(async () => {
     const response = await fetch(url, { method: "PUT", headers: { "content-type": contentType }, body })
@@ -236,7 +240,7 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
         })
       )
 
-      it.effect("credits spent while the job ran: it fails uncharged, the balance never below zero", () =>
+      it.effect("the quote is held while the job runs: credits it holds cannot be spent meanwhile", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           const standIn = yield* AssemblyAiStandIn
@@ -245,17 +249,99 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
           const body = yield* started(
             yield* transcribe(server, key, { video: speech.welcome, mode: "speech_to_text_only" })
           )
-          // The last credit goes to captions while the recognition runs.
-          const captions = yield* transcribe(server, key, {
-            video: videos.manualAndAuto,
-            mode: "captions_only"
-          })
-          expect(captions.json).toMatchObject({ status: "completed", credits_used: 1 })
+          expect(yield* credits(server, key)).toMatchObject({ credits: 0, held_credits: 1 })
+          // The held credit cannot go to captions while the recognition runs.
+          expectError(
+            yield* transcribe(server, key, { video: videos.manualAndAuto, mode: "captions_only" }),
+            402,
+            "payment_required"
+          )
           const job = yield* pollJob(server, key, body.job_id)
-          expect(job).toMatchObject({ status: "failed", credits_used: 0 })
-          if (job.status === "failed") expect(job.error).toMatch(/credits/)
-          expect(yield* balanceOf(server, key)).toBe(0)
+          expect(job).toMatchObject({ status: "completed", credits_used: 1 })
+          expect(yield* credits(server, key)).toMatchObject({ credits: 0, held_credits: 0 })
         })
+      )
+
+      it.effect(
+        "8 parallel ASR transcribes of captionless videos on 1 credit: one 202, seven 402, one engine run",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const standIn = yield* AssemblyAiStandIn
+            const { key } = yield* account(1)
+            const runs = () => standIn.requests.filter((request) => request.route === "create").length
+            const before = runs()
+            const answers = yield* Effect.all(
+              Array.from({ length: 8 }, (_, i) =>
+                transcribe(server, key, {
+                  video: i % 2 === 0 ? speech.welcome : speech.kitchen,
+                  mode: "speech_to_text_only"
+                })
+              ),
+              { concurrency: "unbounded" }
+            )
+            const accepted = answers.filter((answer) => answer.status === 202)
+            expect(answers.map((answer) => answer.status).sort()).toEqual([
+              202, 402, 402, 402, 402, 402, 402, 402
+            ])
+            for (const answer of answers) {
+              if (answer.status === 402) expectError(answer, 402, "payment_required")
+            }
+            const [first] = accepted
+            if (first === undefined) return
+            const job = yield* pollJob(server, key, (yield* started(first)).job_id)
+            expect(job).toMatchObject({ status: "completed", credits_used: 1 })
+            expect(runs() - before).toBe(1)
+            expect(yield* credits(server, key)).toMatchObject({ credits: 0, held_credits: 0 })
+          })
+      )
+
+      it.scoped(
+        "a speech_to_text_only batch: 402 up front below 1 credit per video; each item holds its quote as it starts, so only what the balance covers runs",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const standIn = yield* AssemblyAiStandIn
+            const hook = yield* receiver
+            const body = {
+              video_ids: [speech.welcome, speech.kitchen],
+              mode: "speech_to_text_only",
+              // Diarization makes each 5-second video's quote 2 credits.
+              asr_options: { speakerLabels: true },
+              webhook_url: hook.url
+            }
+            const poor = yield* account(1)
+            expectError(
+              yield* server.post(api("/batch"), { key: poor.key, json: body }),
+              402,
+              "payment_required"
+            )
+            expect(yield* credits(server, poor.key)).toMatchObject({ credits: 1, held_credits: 0 })
+
+            const { key } = yield* account(3)
+            const runs = () => standIn.requests.filter((request) => request.route === "create").length
+            const before = runs()
+            const posted = yield* server.post(api("/batch"), { key, json: body })
+            expect(posted.status, posted.text).toBe(202)
+            const batch = Schema.decodeUnknownSync(Api.BatchProcessing)(posted.json)
+            const done = yield* eventually(
+              `batch ${batch.batch_id} to finish`,
+              Effect.gen(function* () {
+                const response = yield* server.get(api(`/batch/${batch.batch_id}`), { key })
+                if (response.status === 202) return Option.none()
+                expect(response.status, response.text).toBe(200)
+                return Option.some(Schema.decodeUnknownSync(Api.BatchFinished)(response.json))
+              })
+            )
+            expect(done.status).toBe("partial")
+            const statuses = done.results.map((result) => result.status).sort()
+            expect(statuses).toEqual(["completed", "failed"])
+            const failed = done.results.find((result) => result.status === "failed")
+            expect(failed?.error).toMatch(/needs 2 credits and the balance is 1/)
+            expect(done.credits_used).toBe(2)
+            expect(runs() - before).toBe(1)
+            expect(yield* credits(server, key)).toMatchObject({ credits: 1, held_credits: 0 })
+          })
       )
 
       it.effect("audio the platform cannot give: the job fails, uncharged", () =>
@@ -431,6 +517,52 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
           })
       )
 
+      it.scoped(
+        "8 parallel transcribes of 8 uploads on 1 credit: one 202, seven 402, one engine run; the 7 uploads kept",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const standIn = yield* AssemblyAiStandIn
+            const hook = yield* receiver
+            const { key } = yield* account(1)
+            const uploads = yield* Effect.forEach(Array.from({ length: 8 }), () =>
+              Effect.gen(function* () {
+                const created = yield* createUpload(server, key)
+                expect(created.status, created.text).toBe(200)
+                const upload = Schema.decodeUnknownSync(Api.UploadCreateResponse)(created.json)
+                expect((yield* put(upload.signed_url, welcomeWav, "audio/wav")).status).toBe(200)
+                const completed = yield* server.post(api(`/uploads/${upload.upload_id}/complete`), { key })
+                expect(completed.status, completed.text).toBe(200)
+                return upload.upload_id
+              })
+            )
+            const runs = () => standIn.requests.filter((request) => request.route === "create").length
+            const before = runs()
+            const answers = yield* Effect.all(
+              uploads.map((id) => transcribe(server, key, { upload_id: id, webhook_url: hook.url })),
+              { concurrency: "unbounded" }
+            )
+            expect(answers.map((answer) => answer.status).sort()).toEqual([
+              202, 402, 402, 402, 402, 402, 402, 402
+            ])
+            const refused = uploads.filter((_, i) => answers[i]?.status === 402)
+            for (const answer of answers) {
+              if (answer.status === 402) expectError(answer, 402, "payment_required")
+            }
+            const first = answers.find((answer) => answer.status === 202)
+            if (first === undefined) return
+            const job = yield* pollJob(server, key, (yield* started(first)).job_id)
+            expect(job).toMatchObject({ status: "completed", credits_used: 1 })
+            expect(runs() - before).toBe(1)
+            expect(yield* credits(server, key)).toMatchObject({ credits: 0, held_credits: 0 })
+            // A refused transcribe consumed nothing: each refused upload can still be transcribed.
+            for (const id of refused) {
+              const again = yield* server.post(api(`/uploads/${id}/complete`), { key })
+              expect(again.status, again.text).toBe(200)
+            }
+          })
+      )
+
       it.effect("400 for a bad type, size or duration, naming the field", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
@@ -504,7 +636,8 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
           // Still uploaded: complete answers 200 again, and a request with a webhook starts the job.
           expect((yield* server.post(api(`/uploads/${upload.upload_id}/complete`), { key })).status).toBe(200)
           yield* started(yield* transcribeUpload(server, key, upload.upload_id))
-          expect(yield* balanceOf(server, key)).toBe(10)
+          // Only the started job took its quote (1 credit): held while it runs, charged once it ends.
+          expect(yield* balanceOf(server, key)).toBe(9)
         })
       )
 

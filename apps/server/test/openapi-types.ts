@@ -533,18 +533,22 @@ export interface components {
     }
     /** @description The account's credit balance and plan */
     CreditsResponse: {
-      credits: components["schemas"]["Credits"]
+      /** @description Credits available to spend: the ledger balance minus held_credits. Every 402 compares with it */
+      credits: components["schemas"]["NonNegative"]
       plan: components["schemas"]["Plan"]
       thumbnail_credits: components["schemas"]["Credits"]
       onboarding_completed: boolean
+      /** @description Credits reserved by paid work accepted and not finished yet (speech recognition, a translation in flight): settled at the real price or released when it ends */
+      held_credits: components["schemas"]["NonNegative"]
     }
-    /** @description A whole, non-negative number of credits */
-    Credits: number
+    NonNegative: number
     /**
      * @description The account's plan: it sets rate limits, batch sizes and channel caps
      * @enum {string}
      */
     Plan: "free" | "basic" | "pro" | "business"
+    /** @description A whole, non-negative number of credits */
+    Credits: number
     /** @description Status 401: error is invalid_api_key */
     UnauthorizedError: {
       /** @enum {string} */
@@ -1277,7 +1281,6 @@ export interface components {
      * @enum {string}
      */
     BatchEstimateStatus: "owned" | "captions" | "asr" | "requires_asr_confirmation" | "no_captions" | "failed"
-    NonNegative: number
     /** @description A finished batch (200): completed, partial or failed */
     BatchFinished: {
       batch_id: components["schemas"]["BatchId"]

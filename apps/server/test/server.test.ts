@@ -65,6 +65,7 @@ layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
             credits: 37,
             plan: "basic",
             thumbnail_credits: 0,
+            held_credits: 0,
             onboarding_completed: false
           })
         })

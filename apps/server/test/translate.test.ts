@@ -167,7 +167,8 @@ layer(withStandIn, { timeout: "60 seconds", excludeTestServices: true })(
     it.effect("concurrent requests for the same translation are charged once", () =>
       Effect.gen(function* () {
         const server = yield* TestServer
-        const { account, key } = yield* owning(server, 5, videos.manualOnly)
+        // Each request in flight holds the price (1) until one stores it: 8 at once need 8 available.
+        const { account, key } = yield* owning(server, 8, videos.manualOnly)
         const responses = yield* Effect.all(
           Array.from({ length: 8 }, () =>
             translateOf(server, key, videos.manualOnly, { target_language: "de", provider: "ai" })
@@ -177,7 +178,7 @@ layer(withStandIn, { timeout: "60 seconds", excludeTestServices: true })(
         expect(responses.map((r) => r.status)).toEqual(Array(8).fill(200))
         const credits = responses.map((r) => (r.json as { credits_used: number }).credits_used)
         expect(credits.filter((c) => c > 0)).toEqual([1])
-        expect(yield* balanceOf(server, key)).toBe(4)
+        expect(yield* balanceOf(server, key)).toBe(7)
         expect(yield* translationCharges(account)).toEqual([-1])
         const languages = yield* server.get(
           api(`/transcripts/${videos.manualOnly}/languages?include_youtube_default=false`),

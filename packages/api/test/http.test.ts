@@ -105,6 +105,7 @@ describe("GET /credits", () => {
       credits: 42,
       plan: "pro",
       thumbnail_credits: 0,
+      held_credits: 0,
       onboarding_completed: true
     })
   })

@@ -92,6 +92,7 @@ const BalanceStub = Layer.succeed(Balance, {
         credits: 42,
         plan: who.plan,
         thumbnail_credits: 0,
+        held_credits: 0,
         onboarding_completed: who.onboardingCompleted
       })
     )

@@ -1,4 +1,7 @@
-/** GET /credits: the balance as the ledger has it now, and the plan. */
+/**
+ * GET /credits: the available balance (the ledger balance minus open holds, what a 402 check
+ * compares with) as `credits`, what open holds reserve as `held_credits`, and the plan.
+ */
 import { Api } from "@verbatim/domain"
 import { Effect, Layer } from "effect"
 import { Ledger } from "../ports/ledger.js"
@@ -10,11 +13,12 @@ export const BalanceLive = Layer.effect(
     const ledger = yield* Ledger
     return Balance.of({
       credits: (account) =>
-        ledger.balance(account.id).pipe(
+        ledger.funds(account.id).pipe(
           Effect.map(
-            (credits) =>
+            (funds) =>
               new Api.CreditsResponse({
-                credits,
+                credits: funds.available,
+                held_credits: funds.held,
                 plan: account.plan,
                 thumbnail_credits: 0,
                 onboarding_completed: account.onboardingCompleted

@@ -4,8 +4,9 @@
  *
  * - create: checks the plan's batch size, the mode (batch rules), the ASR options and the webhook,
  *   parses every reference (one that names no video becomes a failed item at once), refuses with 402
- *   when the balance cannot cover the known caption cost (1 credit per distinct video not owned yet;
- *   speech recognition is priced when it starts), stores the batch and its items with their job ids
+ *   when the available balance cannot cover the known cost (1 credit per distinct video not owned
+ *   yet, whatever the mode: speech recognition costs at least that; it is priced, and its quote held,
+ *   when each item starts, `credit-holds.ts`), stores the batch and its items with their job ids
  *   assigned, offers its first `offerWindow` items to the `batch.item` lane and answers 202 at once
  *   (no result yet); each item taken offers the one `offerWindow` positions on.
  * - runItem (a worker): takes the item with a lease, kept alive by a heartbeat while it runs, and
@@ -339,31 +340,33 @@ export const makeBatchWork = Effect.gen(function* () {
           error: Either.isLeft(parsed) ? `${reference} names no video: ${parsed.left.reason}` : null
         }
       })
-      // The known cost: captions of every distinct video not owned yet (speech recognition is
-      // quoted when it starts, and needs its own credits then).
-      if (resolved.mode !== "speech_to_text_only") {
-        const videos = [...new Set(items.filter((item) => item.error === null).map((item) => item.videoId))]
-        const owned = yield* batches.ownedVideos(account.id, videos)
-        const required = videos.filter((video) => !owned.has(video)).length
-        if (request.max_credits !== undefined && required > request.max_credits) {
-          return yield* Effect.fail(
-            Errors.apiError(
-              "payment_required",
-              `this batch needs up to ${required} credits for captions, more than max_credits (${request.max_credits})`,
-              { required, max_credits: request.max_credits }
-            )
+      // The known cost: 1 credit for every distinct video not owned yet (captions; speech
+      // recognition costs at least that, and each item holds its own quote when it starts, so a
+      // batch never runs more paid work than the available balance covers).
+      const speechOnly = resolved.mode === "speech_to_text_only"
+      const what = speechOnly ? "at least" : "up to"
+      const kind = speechOnly ? "speech recognition" : "captions"
+      const videos = [...new Set(items.filter((item) => item.error === null).map((item) => item.videoId))]
+      const owned = yield* batches.ownedVideos(account.id, videos)
+      const required = videos.filter((video) => !owned.has(video)).length
+      if (!speechOnly && request.max_credits !== undefined && required > request.max_credits) {
+        return yield* Effect.fail(
+          Errors.apiError(
+            "payment_required",
+            `this batch needs up to ${required} credits for captions, more than max_credits (${request.max_credits})`,
+            { required, max_credits: request.max_credits }
           )
-        }
-        const balance = yield* ledger.balance(account.id)
-        if (balance < required) {
-          return yield* Effect.fail(
-            Errors.apiError(
-              "payment_required",
-              `this batch needs up to ${required} credits for captions and the balance is ${balance}`,
-              { required, balance }
-            )
+        )
+      }
+      const balance = yield* ledger.balance(account.id)
+      if (balance < required) {
+        return yield* Effect.fail(
+          Errors.apiError(
+            "payment_required",
+            `this batch needs ${what} ${required} credits for ${kind} and the available balance is ${balance}`,
+            { required, balance }
           )
-        }
+        )
       }
       const settings = {
         ...(request.language === undefined ? {} : { language: request.language }),

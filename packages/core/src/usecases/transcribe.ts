@@ -11,9 +11,11 @@
  *    transcript, else a `failed` answer for videos over 480 minutes, the quote
  *    (`requires_asr_confirmation`) when ASR is only the account default, and when ASR was asked
  *    for (or for an upload): the engine's check of the options (400 naming the option, 503
- *    `asr_unavailable` without an engine), the balance against the quote (402), then an `asr` job
- *    (202 `processing`) that a worker runs and charges on completion (`asr-work.ts`). An upload must
- *    be completed and not yet consumed (409 otherwise); the job consumes it in the same transaction.
+ *    `asr_unavailable` without an engine), the available balance against the quote (402), then an
+ *    `asr` job (202 `processing`) created with the hold of its quote in one transaction (402 when the
+ *    hold is refused: a parallel request took the credits), that a worker runs and charges on
+ *    completion (`asr-work.ts`, `credit-holds.ts`). An upload must be completed and not yet consumed
+ *    (409 otherwise); the job consumes it in the same transaction.
  *
  * Every request that passes validation is recorded as a job, failures included.
  */
@@ -30,6 +32,7 @@ import { Uploads } from "../ports/uploads.js"
 import { type VideoDetails, VideoPlatform } from "../ports/video-platform.js"
 import { AddressResolver } from "../ports/webhooks.js"
 import { type AsrTarget, encodeAsrPayload, unsupportedOption } from "./asr-work.js"
+import { asrHoldAmount, holdForJob } from "./credit-holds.js"
 import { fromPlatformError, insufficientCredits, notFound } from "./failures.js"
 import { JobLifecycle } from "./job-lifecycle.js"
 import { alreadyChecked, transcribeData } from "./payload.js"
@@ -283,10 +286,12 @@ export const makeTranscribe = Effect.gen(function* () {
                   addOns: resolved.asr.billable
                 }).estimated_credits
               : quote.estimated_credits
+          // The job holds the most it can be charged, in the transaction that creates it: the
+          // check here answers most refusals without one, the hold decides every race.
+          const held = asrHoldAmount(ceiling)
           const balance = yield* ledger.balance(account.id)
-          const required = Math.max(1, quote.estimated_credits)
-          if (balance < required) {
-            return yield* failWith(insufficientCredits(required, balance), undefined, title)
+          if (balance < held) {
+            return yield* failWith(insufficientCredits(held, balance), undefined, title)
           }
           const payload = yield* encodeAsrPayload({
             target: asrTarget,
@@ -303,7 +308,20 @@ export const makeTranscribe = Effect.gen(function* () {
             startedAt: null,
             completedAt: null
           })
-          yield* within === undefined ? lifecycle.create(started) : lifecycle.create(started, within)
+          const hold = holdForJob(
+            account.id,
+            jobId,
+            held,
+            `speech recognition of ${asrTarget._tag} ${asrTarget.id}`,
+            now
+          ).pipe(Effect.provideService(Ledger, ledger))
+          yield* lifecycle.create(started, within === undefined ? hold : Effect.zipRight(within, hold)).pipe(
+            Effect.catchIf(
+              (error): error is Errors.ApiError =>
+                error instanceof Errors.ApiError && error.code === "payment_required",
+              (error) => failWith(error, undefined, title)
+            )
+          )
           return new Api.TranscribeProcessing({
             request_id: requestId,
             mode,

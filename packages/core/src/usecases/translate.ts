@@ -12,12 +12,13 @@
  *    platform's caption translation first, then the engine only with `allow_ai_fallback`.
  *    Providers that cannot do this pair are dropped before anything is charged; when none is left,
  *    400 `unsupported_language` naming `target_language`, the pair and why each refused.
- * 4. The price (1 credit per 2,500 characters of the source text) against the balance: 402 before
- *    any work.
+ * 4. The price (1 credit per 2,500 characters of the source text) held from the available balance
+ *    (`credit-holds.ts`): 402 before any work when it cannot be.
  * 5. The translation; a provider that fails hands over to the next, the last failure is the answer
  *    (nothing stored, nothing charged).
  * 6. In ONE transaction: store the translation and, when this request created it, charge its price
- *    keyed on the new transcript (`charge:translation:<id>`). A concurrent request for the same
+ *    keyed on the new transcript (`charge:translation:<id>`), settling the hold; any other ending
+ *    releases it. A concurrent request for the same
  *    translation finds the row stored (the unique account, video, language and source kind) and
  *    answers it for 0 credits, so a translation is charged exactly once.
  */
@@ -30,6 +31,7 @@ import { Transactor } from "../ports/transactor.js"
 import { type TranscriptRecord, Transcripts } from "../ports/transcripts.js"
 import { Translator } from "../ports/translator.js"
 import { VideoPlatform } from "../ports/video-platform.js"
+import { requestHoldExpiry } from "./credit-holds.js"
 import { fromPlatformError, insufficientCredits, notFound } from "./failures.js"
 import { transcriptPayload } from "./payload.js"
 import { byPreference } from "./stored-transcripts.js"
@@ -236,82 +238,113 @@ export const TranslateLive = Layer.effect(
       }
 
       const price = Pricing.translationCreditsForText(source.text, false)
-      const balance = yield* ledger.balance(account.id)
-      if (balance < price) {
-        return yield* insufficientCredits(price, balance)
-      }
-
-      let done: { readonly ready: Ready; readonly segments: ReadonlyArray<Transcript.Segment> } | null = null
-      let failure: Errors.ApiError | null = null
-      for (const candidate of ready) {
-        const result = yield* candidate.run.pipe(Effect.either)
-        if (result._tag === "Right") {
-          done = { ready: candidate, segments: result.right }
-          break
-        }
-        failure = result.left
-        yield* Effect.logWarning(`translation by ${candidate.name} failed`, result.left.message)
-      }
-      if (done === null) {
-        return yield* failure ??
-          Errors.apiError("internal_error", "no provider translated the transcript", {})
-      }
-
-      const text = Transcript.textOf(done.segments)
-      const at = yield* DateTime.now
-      const record: TranscriptRecord = {
-        ...source,
-        id: (yield* secrets.uuid) as TranscriptRecord["id"],
-        language: target,
-        text,
-        segments: done.segments,
-        hasTimestamps: source.hasTimestamps,
-        wordCount: Transcript.countWords(text),
-        segmentCount: done.segments.length,
-        creditsUsed: price,
-        summary: null,
-        mindMap: null,
-        asrIntelligence: null,
-        createdAt: at
-      }
-      const provider = done.ready.provider
-      const stored = yield* tx
-        .transaction(
-          Effect.gen(function* () {
-            const stored = yield* transcripts.store(record)
-            if (stored.created && price > 0) {
-              yield* ledger.charge(
-                {
-                  accountId: account.id,
-                  key: `charge:translation:${stored.record.id}`,
-                  reason: `translation of video ${videoId} from ${source.language} to ${target} (${Pricing.translationCharacters(source.text)} characters, ${done.ready.name})`,
-                  at
-                },
-                price
-              )
-            }
-            return stored
-          })
-        )
-        .pipe(
-          Effect.catchTag("InsufficientCredits", (error) =>
-            insufficientCredits(error.required, error.balance)
+      // The price is held while the providers work (parallel requests cannot all start on the same
+      // credits), settled by the charge when stored, released on any other ending (the reconciler
+      // releases it once expired if this process dies meanwhile).
+      const holdKey = `hold:translate:${yield* secrets.uuid}`
+      const heldAt = yield* DateTime.now
+      if (price > 0) {
+        yield* ledger
+          .hold(
+            {
+              accountId: account.id,
+              key: holdKey,
+              reason: `translation of video ${videoId} from ${source.language} to ${target}`,
+              at: heldAt,
+              expiresAt: requestHoldExpiry(heldAt)
+            },
+            price
           )
-        )
-      if (!stored.created) {
+          .pipe(
+            Effect.catchTag("InsufficientCredits", (error) =>
+              insufficientCredits(error.required, error.balance)
+            )
+          )
+      }
+      const releaseHold =
+        price > 0
+          ? Effect.flatMap(DateTime.now, (at) => ledger.release(account.id, holdKey, at)).pipe(
+              Effect.catchAll((error) =>
+                Effect.logWarning("could not release a translation's hold; the reconciler will", error)
+              )
+            )
+          : Effect.void
+
+      return yield* Effect.gen(function* () {
+        let done: { readonly ready: Ready; readonly segments: ReadonlyArray<Transcript.Segment> } | null =
+          null
+        let failure: Errors.ApiError | null = null
+        for (const candidate of ready) {
+          const result = yield* candidate.run.pipe(Effect.either)
+          if (result._tag === "Right") {
+            done = { ready: candidate, segments: result.right }
+            break
+          }
+          failure = result.left
+          yield* Effect.logWarning(`translation by ${candidate.name} failed`, result.left.message)
+        }
+        if (done === null) {
+          return yield* failure ??
+            Errors.apiError("internal_error", "no provider translated the transcript", {})
+        }
+
+        const text = Transcript.textOf(done.segments)
+        const at = yield* DateTime.now
+        const record: TranscriptRecord = {
+          ...source,
+          id: (yield* secrets.uuid) as TranscriptRecord["id"],
+          language: target,
+          text,
+          segments: done.segments,
+          hasTimestamps: source.hasTimestamps,
+          wordCount: Transcript.countWords(text),
+          segmentCount: done.segments.length,
+          creditsUsed: price,
+          summary: null,
+          mindMap: null,
+          asrIntelligence: null,
+          createdAt: at
+        }
+        const provider = done.ready.provider
+        const stored = yield* tx
+          .transaction(
+            Effect.gen(function* () {
+              const stored = yield* transcripts.store(record)
+              if (stored.created && price > 0) {
+                yield* ledger.settleHold(
+                  holdKey,
+                  {
+                    accountId: account.id,
+                    key: `charge:translation:${stored.record.id}`,
+                    reason: `translation of video ${videoId} from ${source.language} to ${target} (${Pricing.translationCharacters(source.text)} characters, ${done.ready.name})`,
+                    at
+                  },
+                  price
+                )
+              }
+              return stored
+            })
+          )
+          .pipe(
+            Effect.catchTag("InsufficientCredits", (error) =>
+              insufficientCredits(error.required, error.balance)
+            )
+          )
+        if (!stored.created) {
+          return answer(
+            stored.record,
+            0,
+            null,
+            `the account already owns the ${target} transcript of video ${videoId}`
+          )
+        }
         return answer(
           stored.record,
-          0,
-          null,
-          `the account already owns the ${target} transcript of video ${videoId}`
+          price,
+          provider,
+          `translated from ${source.language} to ${target} by ${done.ready.name}`
         )
-      }
-      return answer(
-        stored.record,
-        price,
-        provider,
-        `translated from ${source.language} to ${target} by ${done.ready.name}`
-      )
+      }).pipe(Effect.ensuring(releaseHold))
     })
 
     return Translate.of({ translate })

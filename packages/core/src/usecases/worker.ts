@@ -19,7 +19,8 @@
  * - Reconciling: PostgreSQL is the record; every `reconcileEveryMs` the worker offers again every
  *   runnable job and due delivery (a queue that lost items, a lease that expired). The queue's
  *   deduplication keeps that from doubling work, and the claim keeps a duplicate from running.
- *   It also sweeps the files of expired and transcribed uploads (when `MediaUploads` is provided),
+ *   It also releases the credit holds whose work is gone (`credit-holds.ts`), sweeps the files of
+ *   expired and transcribed uploads (when `MediaUploads` is provided),
  *   and the rows only ever refused once expired: idempotency keys, OAuth codes and tokens (when
  *   their stores are provided), at most `expiredSweepLimit` of each a round.
  * - Shutdown: closing the scope stops taking items; a handler still running after the grace period
@@ -47,11 +48,13 @@ import type { PersistenceError } from "../errors.js"
 import { Accounts } from "../ports/accounts.js"
 import { IdempotencyKeys } from "../ports/idempotency.js"
 import { type JobKind, type JobRecord, Jobs } from "../ports/jobs.js"
+import { Ledger } from "../ports/ledger.js"
 import { OAuthStore } from "../ports/oauth.js"
 import { Secrets } from "../ports/secrets.js"
 import { WebhookDeliveries } from "../ports/webhook-deliveries.js"
 import { type WebhookOutcome, WebhookSender } from "../ports/webhooks.js"
 import { type QueueError, type WorkItem, WorkQueue } from "../ports/work-queue.js"
+import { releaseStaleHolds } from "./credit-holds.js"
 import { sweepExpiredIdempotencyKeys } from "./idempotency.js"
 import { JobLifecycle, type Outcome, type Settled, type Settling, webhookLane } from "./job-lifecycle.js"
 import { heartbeat, runLanes } from "./lanes.js"
@@ -280,6 +283,7 @@ export const WorkerLive = Layer.scoped(
     const settings = yield* WorkerSettings
     const handlers = yield* JobHandlers
     const jobs = yield* Jobs
+    const ledger = yield* Ledger
     const lifecycle = yield* JobLifecycle
     const queue = yield* WorkQueue
     const deliveries = yield* WebhookDeliveries
@@ -573,6 +577,14 @@ export const WorkerLive = Layer.scoped(
           key: `${delivery.id}:${delivery.attempts}`
         }))
       ])
+      // Credit holds whose work is gone (a job finished or removed without closing its hold, a
+      // request's hold expired) are released on the same rhythm.
+      yield* releaseStaleHolds.pipe(
+        Effect.provideService(Ledger, ledger),
+        Effect.catchAllCause((cause) =>
+          Effect.logWarning("releasing stale credit holds failed; trying again", cause)
+        )
+      )
       // Files of expired or transcribed uploads go on the same rhythm.
       if (Option.isSome(uploads)) {
         yield* uploads.value.sweep.pipe(

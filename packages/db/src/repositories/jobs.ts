@@ -244,10 +244,13 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
         RETURNING id`
   })
 
-  // Locks in the order every writer follows (jobs, then accounts, each in id order), so it never
-  // deadlocks with another settle or a request's charge. The charges follow `./ledger.ts`: each
-  // account's row is locked before its entries are written, an entry whose key exists inserts
-  // nothing, and the balance moves by exactly what was inserted.
+  // Locks in the order every writer follows (jobs, then their holds, then accounts, each in id
+  // order), so it never deadlocks with another settle or a request's charge. The charges follow
+  // `./ledger.ts`: each account's row is locked before its entries are written, an entry whose key
+  // exists inserts nothing, and the balance moves by exactly what was inserted. Each moved job's open
+  // hold (migration 0016) is closed in the same statement: settled by its charge, released without
+  // one; an account's charges are paid from its available balance plus what its moving jobs' holds
+  // free.
   const settleSome = SqlSchema.findAll({
     Request: Schema.Struct({
       ids: Schema.String,
@@ -266,14 +269,22 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
           SELECT id, status, lease_owner FROM jobs WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR NO KEY UPDATE
         ), held AS MATERIALIZED (
           SELECT id FROM locked_jobs WHERE status = 'processing' AND lease_owner = ${owner}
+        ), holds AS MATERIALIZED (
+          SELECT id, account_id, job_id, amount FROM credit_holds
+          WHERE job_id IN (SELECT id FROM held) AND status = 'open' ORDER BY id FOR UPDATE
         ), need AS MATERIALIZED (
           SELECT account_id, sum(amount)::bigint AS amount FROM s
           WHERE amount IS NOT NULL AND id IN (SELECT id FROM held) GROUP BY account_id
+        ), freed AS MATERIALIZED (
+          SELECT account_id, sum(amount)::bigint AS amount FROM holds GROUP BY account_id
         ), locked AS MATERIALIZED (
-          SELECT id, credits FROM accounts WHERE id IN (SELECT account_id FROM need) ORDER BY id FOR NO KEY UPDATE
+          SELECT a.id, a.credits - a.held + coalesce(f.amount, 0) AS available
+          FROM accounts a LEFT JOIN freed f ON f.account_id = a.id
+          WHERE a.id IN (SELECT account_id FROM need UNION SELECT account_id FROM freed)
+          ORDER BY a.id FOR NO KEY UPDATE OF a
         ), moving AS MATERIALIZED (
           SELECT s.* FROM s WHERE s.id IN (SELECT id FROM held) AND (s.amount IS NULL OR s.account_id IN (
-            SELECT l.id FROM locked l JOIN need ON need.account_id = l.id WHERE l.credits >= need.amount))
+            SELECT l.id FROM locked l JOIN need ON need.account_id = l.id WHERE l.available >= need.amount))
         ), moved AS (
           UPDATE jobs j SET status = m.status, error = m.error, credits_used = m.credits_used,
             transcript_id = (SELECT t.id FROM transcripts t WHERE t.id = m.transcript_id FOR KEY SHARE),
@@ -287,13 +298,22 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
           WHERE amount IS NOT NULL ORDER BY n
           ON CONFLICT (account_id, key) DO NOTHING
           RETURNING account_id, amount
+        ), closed AS (
+          UPDATE credit_holds c SET status = CASE WHEN m.amount IS NULL THEN 'released' ELSE 'settled' END,
+            charged = coalesce(m.amount, 0), settled_key = m.key, closed_at = m.completed_at
+          FROM holds h JOIN moving m ON m.id = h.job_id WHERE c.id = h.id
+          RETURNING c.account_id, c.amount
         ), paid AS (
-          UPDATE accounts a SET credits = a.credits + d.amount
-          FROM (SELECT account_id, sum(amount)::bigint AS amount FROM entry GROUP BY account_id) d
-          WHERE a.id = d.account_id RETURNING a.id
+          UPDATE accounts a SET credits = a.credits + coalesce(d.amount, 0), held = a.held - coalesce(r.amount, 0)
+          FROM locked l
+            LEFT JOIN (SELECT account_id, sum(amount)::bigint AS amount FROM entry GROUP BY account_id) d
+              ON d.account_id = l.id
+            LEFT JOIN (SELECT account_id, sum(amount)::bigint AS amount FROM closed GROUP BY account_id) r
+              ON r.account_id = l.id
+          WHERE a.id = l.id AND (d.amount IS NOT NULL OR r.amount IS NOT NULL) RETURNING a.id
         )
         SELECT s.n, h.id IS NOT NULL AS held, m.id IS NOT NULL AS moved, m.transcript_id,
-          need.amount AS required, l.credits AS balance
+          need.amount AS required, l.available AS balance
         FROM s LEFT JOIN held h ON h.id = s.id LEFT JOIN moved m ON m.id = s.id
           LEFT JOIN need ON need.account_id = s.account_id LEFT JOIN locked l ON l.id = s.account_id
         ORDER BY s.n`

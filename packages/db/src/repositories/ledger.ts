@@ -14,21 +14,30 @@
  * tells a refused charge from a key posted before (every insert of the account's entries happens
  * under its row lock, so that read sees every posting that finished).
  *
+ * Holds (`credit_holds`, migration 0016) follow the same rules: placing one is one statement that
+ * locks the account's row, inserts the hold only if the available balance (`credits - held`) covers
+ * it, and moves `accounts.held` by what was inserted; settling or releasing one locks the hold's row,
+ * then the account's, closes it and moves `held` (and `credits` by the settling charge) in the same
+ * statement. A charge takes from the available balance, so it never spends what a hold reserved.
+ *
  * `Jobs.settleMany` (`./jobs.ts`) posts the charges of the jobs it moves by the same rules, in its
- * own statement.
+ * own statement, settling or releasing their holds.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import {
+  type CreditHold,
   type EntryKind,
   type EntryRequest,
+  type Funds,
+  type HoldRequest,
   InsufficientCredits,
   Ledger,
   type LedgerEntry,
   type Posted
 } from "@verbatim/core"
 import { Credits, Ids } from "@verbatim/domain"
-import { Effect, Layer, Option, Schema } from "effect"
+import { type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { makeDirectQuery } from "../direct.js"
 import { Int8, Int8As, Timestamp } from "./columns.js"
 import { AccountNotFound, operation, operationKeeping } from "./failure.js"
@@ -36,6 +45,44 @@ import { AccountNotFound, operation, operationKeeping } from "./failure.js"
 const Balance = Int8As(Credits.Credits)
 
 const BalanceRow = Schema.Struct({ credits: Balance })
+
+const FundsRow = Schema.Struct({ credits: Balance, held: Balance })
+
+const HoldRow = Schema.Struct({
+  accountId: Ids.AccountId,
+  key: Schema.String,
+  jobId: Schema.NullOr(Ids.JobId),
+  amount: Int8,
+  status: Schema.Literal("open", "settled", "released"),
+  charged: Int8,
+  settledKey: Schema.NullOr(Schema.String),
+  reason: Schema.String,
+  createdAt: Timestamp,
+  expiresAt: Schema.NullOr(Timestamp),
+  closedAt: Schema.NullOr(Timestamp)
+})
+
+const HoldPlacement = Schema.Struct({
+  accountId: Ids.AccountId,
+  key: Schema.String,
+  jobId: Schema.NullOr(Ids.JobId),
+  amount: Schema.Int,
+  reason: Schema.String,
+  at: Timestamp,
+  expiresAt: Schema.NullOr(Timestamp)
+})
+
+const HoldSettlement = Schema.Struct({
+  holdKey: Schema.String,
+  accountId: Ids.AccountId,
+  amount: Schema.Int,
+  key: Schema.String,
+  jobId: Schema.NullOr(Ids.JobId),
+  reason: Schema.String,
+  at: Timestamp
+})
+
+const Count = Schema.Struct({ n: Schema.Int })
 
 const EntryRow = Schema.Struct({
   id: Schema.String,
@@ -62,7 +109,7 @@ const PostRequest = Schema.Struct({
 /** What a posting found and did: the balance before, and after when it inserted the entry. */
 const PostRow = Schema.Struct({ before: Balance, after: Schema.NullOr(Balance) })
 
-/** Whether a key is posted, and the balance now. */
+/** Whether a key is posted (an entry, or a hold), and the available balance now. */
 const KeyRow = Schema.Struct({ credits: Balance, posted: Schema.Boolean })
 
 const isInsufficientCredits = (error: unknown): error is InsufficientCredits =>
@@ -77,7 +124,14 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
   const balanceRow = SqlSchema.findOne({
     Request: Ids.AccountId,
     Result: BalanceRow,
-    execute: (accountId) => direct("SELECT credits FROM accounts WHERE id = $1", [accountId])
+    execute: (accountId) =>
+      direct("SELECT credits - held AS credits FROM accounts WHERE id = $1", [accountId])
+  })
+  // GET /credits reads it too.
+  const fundsRow = SqlSchema.findOne({
+    Request: Ids.AccountId,
+    Result: FundsRow,
+    execute: (accountId) => direct("SELECT credits, held FROM accounts WHERE id = $1", [accountId])
   })
 
   const entriesOf = SqlSchema.findAll({
@@ -93,25 +147,132 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
     Result: PostRow,
     execute: (p) =>
       sql`WITH account AS MATERIALIZED (
-          SELECT id, credits FROM accounts WHERE id = ${p.accountId} FOR NO KEY UPDATE
+          SELECT id, credits - held AS available FROM accounts WHERE id = ${p.accountId} FOR NO KEY UPDATE
         ), entry AS (
           INSERT INTO ledger_entries (account_id, kind, amount, key, job_id, reason, created_at)
           SELECT id, ${p.kind}, ${p.delta}, ${p.key}, ${p.jobId}, ${p.reason}, ${p.at} FROM account
-          WHERE credits + ${p.delta} >= 0
+          WHERE available + ${p.delta} >= 0
           ON CONFLICT (account_id, key) DO NOTHING
           RETURNING account_id
         ), moved AS (
           UPDATE accounts SET credits = credits + ${p.delta}
-          WHERE id IN (SELECT account_id FROM entry) RETURNING credits
+          WHERE id IN (SELECT account_id FROM entry) RETURNING credits - held AS available
         )
-        SELECT credits AS before, (SELECT credits FROM moved) AS after FROM account`
+        SELECT available AS before, (SELECT available FROM moved) AS after FROM account`
+  })
+
+  const holdOne = SqlSchema.findOne({
+    Request: HoldPlacement,
+    Result: PostRow,
+    execute: (h) =>
+      sql`WITH account AS MATERIALIZED (
+          SELECT id, credits - held AS available FROM accounts WHERE id = ${h.accountId} FOR NO KEY UPDATE
+        ), placed AS (
+          INSERT INTO credit_holds (account_id, key, job_id, amount, reason, created_at, expires_at)
+          SELECT id, ${h.key}, ${h.jobId}, ${h.amount}, ${h.reason}, ${h.at}, ${h.expiresAt} FROM account
+          WHERE available >= ${h.amount}
+          ON CONFLICT (account_id, key) DO NOTHING
+          RETURNING account_id, amount
+        ), moved AS (
+          UPDATE accounts a SET held = a.held + p.amount FROM placed p
+          WHERE a.id = p.account_id RETURNING a.credits - a.held AS available
+        )
+        SELECT available AS before, (SELECT available FROM moved) AS after FROM account`
+  })
+
+  // Locks the hold's row, then the account's (the order of `Jobs.settleMany`). The charge may use
+  // what the hold frees; the hold is closed only when the charge is posted.
+  const settleOne = SqlSchema.findOne({
+    Request: HoldSettlement,
+    Result: PostRow,
+    execute: (p) =>
+      sql`WITH hold AS MATERIALIZED (
+          SELECT id, amount FROM credit_holds
+          WHERE account_id = ${p.accountId} AND key = ${p.holdKey} AND status = 'open' FOR UPDATE
+        ), account AS MATERIALIZED (
+          SELECT id, credits - held + coalesce((SELECT amount FROM hold), 0) AS available
+          FROM accounts WHERE id = ${p.accountId} FOR NO KEY UPDATE
+        ), entry AS (
+          INSERT INTO ledger_entries (account_id, kind, amount, key, job_id, reason, created_at)
+          SELECT id, 'charge', ${-p.amount}, ${p.key}, ${p.jobId}, ${p.reason}, ${p.at} FROM account
+          WHERE available >= ${p.amount} AND ${p.amount} <= coalesce((SELECT amount FROM hold), ${p.amount})
+          ON CONFLICT (account_id, key) DO NOTHING
+          RETURNING account_id
+        ), closed AS (
+          UPDATE credit_holds c SET status = 'settled', charged = ${p.amount}, settled_key = ${p.key},
+            closed_at = ${p.at}
+          FROM hold WHERE c.id = hold.id AND EXISTS (SELECT 1 FROM entry) RETURNING c.amount
+        ), moved AS (
+          UPDATE accounts a SET credits = a.credits - ${p.amount},
+            held = a.held - coalesce((SELECT amount FROM closed), 0)
+          WHERE a.id IN (SELECT account_id FROM entry) RETURNING a.credits - a.held AS available
+        )
+        SELECT available AS before, (SELECT available FROM moved) AS after FROM account`
+  })
+
+  const releaseOne = SqlSchema.single({
+    Request: Schema.Struct({ accountId: Ids.AccountId, key: Schema.String, at: Timestamp }),
+    Result: Count,
+    execute: ({ accountId, key, at }) =>
+      sql`WITH hold AS MATERIALIZED (
+          SELECT id FROM credit_holds WHERE account_id = ${accountId} AND key = ${key} AND status = 'open'
+          FOR UPDATE
+        ), closed AS (
+          UPDATE credit_holds c SET status = 'released', closed_at = ${at}
+          FROM hold WHERE c.id = hold.id RETURNING c.account_id, c.amount
+        ), moved AS (
+          UPDATE accounts a SET held = a.held - c.amount FROM closed c WHERE a.id = c.account_id RETURNING a.id
+        )
+        SELECT count(*)::int AS n FROM moved`
+  })
+
+  // A job's hold is stale once its job is finished or gone (settling closes it in the same
+  // statement, so this only finds holds a path left open); a request's hold once it expired. Holds
+  // another transaction is closing are skipped.
+  const releaseStaleSome = SqlSchema.single({
+    Request: Schema.Struct({ now: Timestamp, limit: Schema.Int }),
+    Result: Count,
+    execute: ({ now, limit }) =>
+      sql`WITH stale AS MATERIALIZED (
+          SELECT h.id FROM credit_holds h LEFT JOIN jobs j ON j.id = h.job_id
+          WHERE h.status = 'open' AND (h.expires_at <= ${now}
+            OR (h.job_id IS NOT NULL AND (j.id IS NULL OR j.status <> 'processing')))
+          ORDER BY h.id LIMIT ${limit} FOR UPDATE OF h SKIP LOCKED
+        ), closed AS (
+          UPDATE credit_holds c SET status = 'released', closed_at = ${now}
+          FROM stale WHERE c.id = stale.id AND c.status = 'open' RETURNING c.account_id, c.amount
+        ), moved AS (
+          UPDATE accounts a SET held = a.held - d.amount
+          FROM (SELECT account_id, sum(amount)::bigint AS amount FROM closed GROUP BY account_id) d
+          WHERE a.id = d.account_id RETURNING a.id
+        )
+        SELECT count(*)::int AS n FROM closed`
+  })
+
+  const holdsOf = SqlSchema.findAll({
+    Request: Ids.AccountId,
+    Result: HoldRow,
+    execute: (accountId) =>
+      sql`SELECT account_id, key, job_id, amount, status, charged, settled_key, reason, created_at,
+          expires_at, closed_at
+        FROM credit_holds WHERE account_id = ${accountId} ORDER BY created_at, key`
+  })
+
+  const holdKeyed = SqlSchema.findOne({
+    Request: Schema.Struct({ accountId: Ids.AccountId, key: Schema.String }),
+    Result: KeyRow,
+    execute: ({ accountId, key }) =>
+      sql`SELECT credits - held AS credits,
+          EXISTS (SELECT 1 FROM credit_holds h WHERE h.account_id = a.id AND h.key = ${key}) AS posted
+        FROM accounts a WHERE id = ${accountId}`
   })
 
   const keyPosted = SqlSchema.findOne({
     Request: Schema.Struct({ accountId: Ids.AccountId, key: Schema.String }),
     Result: KeyRow,
     execute: ({ accountId, key }) =>
-      sql`SELECT credits, EXISTS (SELECT 1 FROM ledger_entries e WHERE e.account_id = a.id AND e.key = ${key})
+      sql`SELECT credits - held AS credits,
+          EXISTS (SELECT 1 FROM ledger_entries e WHERE e.account_id = a.id AND e.key = ${key})
           AS posted
         FROM accounts a WHERE id = ${accountId}`
   })
@@ -126,10 +287,33 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
       )
     )
 
-  /** Posts an entry moving the balance by `delta` (signed); fails when the balance would go below zero. */
-  const post = (kind: EntryKind, request: EntryRequest, delta: number) =>
+  /**
+   * What a posting (or a hold) did: applied, a key already there (the available balance now), or
+   * refused. `taken` is what it takes from the available balance; `posted` reads whether its key
+   * was posted before (a second read, only when nothing was inserted).
+   */
+  const outcome = <E, R>(
+    accountId: Ids.AccountId,
+    found: Option.Option<typeof PostRow.Type>,
+    taken: number,
+    posted: Effect.Effect<Option.Option<typeof KeyRow.Type>, E, R>
+  ) =>
     Effect.gen(function* () {
-      const found = yield* postOne({
+      if (Option.isNone(found)) return yield* new AccountNotFound({ accountId })
+      const { before, after } = found.value
+      if (after !== null) return { balance: after, applied: true } satisfies Posted
+      // Not inserted: the key was posted before, or the balance was short (refused).
+      const key = yield* posted
+      if (Option.isSome(key) && key.value.posted) {
+        return { balance: key.value.credits, applied: false } satisfies Posted
+      }
+      return yield* new InsufficientCredits({ required: taken, balance: before })
+    })
+
+  /** Posts an entry moving the balance by `delta` (signed); fails when the available balance would go below zero. */
+  const post = (kind: EntryKind, request: EntryRequest, delta: number) =>
+    Effect.flatMap(
+      postOne({
         accountId: request.accountId,
         kind,
         delta,
@@ -137,18 +321,68 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
         jobId: request.jobId ?? null,
         reason: request.reason,
         at: request.at
-      })
-      if (Option.isNone(found)) return yield* new AccountNotFound({ accountId: request.accountId })
-      const { before, after } = found.value
-      if (after !== null) return { balance: after, applied: true } satisfies Posted
-      if (before + delta >= 0) return { balance: before, applied: false } satisfies Posted
-      // Not inserted, and the balance was short: refused, unless the key was posted before.
-      const key = yield* keyPosted({ accountId: request.accountId, key: request.key })
-      if (Option.isSome(key) && key.value.posted) {
-        return { balance: key.value.credits, applied: false } satisfies Posted
-      }
-      return yield* new InsufficientCredits({ required: -delta, balance: before })
-    })
+      }),
+      (found) =>
+        outcome(
+          request.accountId,
+          found,
+          -delta,
+          keyPosted({ accountId: request.accountId, key: request.key })
+        )
+    )
+
+  const hold = (request: HoldRequest, amount: number) =>
+    amount <= 0
+      ? Effect.map(balanceOf(request.accountId), (balance): Posted => ({ balance, applied: false }))
+      : Effect.flatMap(
+          holdOne({
+            accountId: request.accountId,
+            key: request.key,
+            jobId: request.jobId ?? null,
+            amount,
+            reason: request.reason,
+            at: request.at,
+            expiresAt: request.expiresAt ?? null
+          }),
+          (found) =>
+            outcome(
+              request.accountId,
+              found,
+              amount,
+              holdKeyed({ accountId: request.accountId, key: request.key })
+            )
+        )
+
+  const settleHold = (holdKey: string, request: EntryRequest, amount: number) =>
+    Effect.flatMap(
+      settleOne({
+        holdKey,
+        accountId: request.accountId,
+        amount,
+        key: request.key,
+        jobId: request.jobId ?? null,
+        reason: request.reason,
+        at: request.at
+      }),
+      (found) =>
+        outcome(
+          request.accountId,
+          found,
+          amount,
+          keyPosted({ accountId: request.accountId, key: request.key })
+        )
+    )
+
+  const fundsOf = (accountId: Ids.AccountId) =>
+    fundsRow(accountId).pipe(
+      Effect.flatMap(
+        Option.match({
+          onNone: () => new AccountNotFound({ accountId }),
+          onSome: ({ credits, held }): Effect.Effect<Funds> =>
+            Effect.succeed({ balance: credits, held, available: credits - held })
+        })
+      )
+    )
 
   return Ledger.of({
     balance: (accountId) => balanceOf(accountId).pipe(operation("Ledger.balance")),
@@ -160,6 +394,26 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
       entriesOf(accountId).pipe(
         Effect.map((rows): ReadonlyArray<LedgerEntry> => rows),
         operation("Ledger.entries")
+      ),
+    funds: (accountId) => fundsOf(accountId).pipe(operation("Ledger.funds")),
+    hold: (request, amount) =>
+      hold(request, amount).pipe(operationKeeping("Ledger.hold", isInsufficientCredits)),
+    settleHold: (holdKey, request, amount) =>
+      settleHold(holdKey, request, amount).pipe(operationKeeping("Ledger.settleHold", isInsufficientCredits)),
+    release: (accountId, key, at: DateTime.Utc) =>
+      releaseOne({ accountId, key, at }).pipe(
+        Effect.map((row) => row.n > 0),
+        operation("Ledger.release")
+      ),
+    releaseStale: (now, limit) =>
+      releaseStaleSome({ now, limit }).pipe(
+        Effect.map((row) => row.n),
+        operation("Ledger.releaseStale")
+      ),
+    holds: (accountId) =>
+      holdsOf(accountId).pipe(
+        Effect.map((rows): ReadonlyArray<CreditHold> => rows),
+        operation("Ledger.holds")
       )
   })
 })

@@ -334,7 +334,13 @@ describe("themes", () => {
 
 describe("small answers", () => {
   it("credits: balance and one of the four plans", () => {
-    const body = { credits: 120, plan: "pro", thumbnail_credits: 0, onboarding_completed: true }
+    const body = {
+      credits: 120,
+      plan: "pro",
+      thumbnail_credits: 0,
+      held_credits: 3,
+      onboarding_completed: true
+    }
     expect(accepts(CreditsResponse, body)).toBe(true)
     expect(accepts(CreditsResponse, { ...body, plan: "enterprise" })).toBe(false)
   })

@@ -18,6 +18,7 @@ import {
   AccountAdmin,
   JobLifecycle,
   JobQueries,
+  Ledger,
   StoredTranscripts,
   Transcribe,
   Transcripts
@@ -170,6 +171,7 @@ layer(useCasesLayer(), suiteOptions)("spending under concurrency, on the product
       | { readonly _tag: "grant"; readonly key: number; readonly amount: number }
       | { readonly _tag: "transcribe"; readonly pick: number }
       | { readonly _tag: "remove"; readonly pick: number }
+      | { readonly _tag: "hold"; readonly amount: number; readonly settle: boolean }
 
     const operation: fc.Arbitrary<Operation> = fc.oneof(
       fc.record({
@@ -178,18 +180,25 @@ layer(useCasesLayer(), suiteOptions)("spending under concurrency, on the product
         amount: fc.integer({ min: 0, max: 3 })
       }),
       fc.record({ _tag: fc.constant("transcribe" as const), pick: servableIndex }),
-      fc.record({ _tag: fc.constant("remove" as const), pick: servableIndex })
+      fc.record({ _tag: fc.constant("remove" as const), pick: servableIndex }),
+      // Paid work that holds its price, then is settled at it or released (credit holds).
+      fc.record({
+        _tag: fc.constant("hold" as const),
+        amount: fc.integer({ min: 1, max: 2 }),
+        settle: fc.boolean()
+      })
     )
 
     it.effect.prop(
-      "whatever runs at once, the balance equals the sum of the ledger and the charges what the jobs used",
+      "whatever runs at once, the balance equals the sum of the ledger and the charges what the jobs used; no hold is left open",
       [fc.integer({ min: 0, max: 3 }), fc.array(operation, { minLength: 1, maxLength: 16 })],
       ([credits, operations]) =>
         Effect.gen(function* () {
           const admin = yield* AccountAdmin
           const stored = yield* StoredTranscripts
+          const ledger = yield* Ledger
           const account = yield* createAccount({ credits })
-          const run = (op: Operation) => {
+          const run = (op: Operation, i: number) => {
             switch (op._tag) {
               case "grant":
                 return admin
@@ -210,11 +219,43 @@ layer(useCasesLayer(), suiteOptions)("spending under concurrency, on the product
                   Effect.orDie
                 )
               }
+              case "hold": {
+                const request = (key: string) => ({
+                  accountId: account.id,
+                  key,
+                  reason: "property work",
+                  at: now
+                })
+                return ledger.hold(request(`hold:prop:${i}`), op.amount).pipe(
+                  Effect.zipRight(
+                    op.settle
+                      ? Effect.asVoid(
+                          ledger.settleHold(`hold:prop:${i}`, request(`charge:prop:${i}`), op.amount)
+                        )
+                      : Effect.asVoid(ledger.release(account.id, `hold:prop:${i}`, now))
+                  ),
+                  Effect.asVoid,
+                  Effect.catchTag("InsufficientCredits", () => Effect.void),
+                  Effect.orDie
+                )
+              }
             }
           }
+          const now = yield* DateTime.now
           yield* Effect.all(operations.map(run), { concurrency: "unbounded", discard: true })
 
-          const { entries, charges } = yield* expectBalancedBooks(account)
+          const { entries, charges: allCharges, held } = yield* expectBalancedBooks(account)
+          // Every hold was settled or released: none is left open, each settled one names its charge.
+          expect(held).toBe(0)
+          const holds = yield* ledger.holds(account.id)
+          expect(holds.filter((hold) => hold.status === "open")).toEqual([])
+          for (const hold of holds.filter((h) => h.status === "settled")) {
+            expect(entries.find((e) => e.key === hold.settledKey)?.amount).toBe(-hold.charged)
+          }
+          expect(entries.filter((e) => e.key.startsWith("charge:prop:")).length).toBe(
+            holds.filter((h) => h.status === "settled").length
+          )
+          const charges = allCharges.filter((charge) => !charge.key.startsWith("charge:prop:"))
           const keys = entries.map((entry) => entry.key)
           expect(new Set(keys).size).toBe(keys.length)
           const grantKeys = new Set(

@@ -180,10 +180,18 @@ export const ownedOf = (account: Account, videoId: string) =>
 export const books = (account: Account) =>
   Effect.gen(function* () {
     const ledger = yield* Ledger
-    const balance = yield* ledger.balance(account.id)
+    // The ledger balance (what open holds reserve is part of it; `available` is what is left).
+    const { balance, held, available } = yield* ledger.funds(account.id)
     const entries = yield* ledger.entries(account.id)
     const charges = entries.filter((entry) => entry.kind === "charge")
-    return { balance, sum: entries.reduce((sum, entry) => sum + entry.amount, 0), entries, charges }
+    return {
+      balance,
+      held,
+      available,
+      sum: entries.reduce((sum, entry) => sum + entry.amount, 0),
+      entries,
+      charges
+    }
   })
 
 /** The balance equals the sum of the ledger and is never negative; the books, for more checks. */
@@ -192,6 +200,8 @@ export const expectBalancedBooks = (account: Account) =>
     const found = yield* books(account)
     expect(found.balance).toBe(found.sum)
     expect(found.balance).toBeGreaterThanOrEqual(0)
+    expect(found.available).toBe(found.balance - found.held)
+    expect(found.available).toBeGreaterThanOrEqual(0)
     return found
   })
 

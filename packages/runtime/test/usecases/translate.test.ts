@@ -136,7 +136,8 @@ layer(wiring, suiteOptions)("Translate on the production wiring", (it) => {
 
     it.effect("concurrent requests for the same translation store it once and charge it once", () =>
       Effect.gen(function* () {
-        const account = yield* createAccount({ credits: 10 })
+        // Each request in flight holds the price (2) until the first stores it: 6 of them need 12.
+        const account = yield* createAccount({ credits: 12 })
         const segments = longSegments(3)
         const source = yield* storeOwned(account, { segments, text: Transcript.textOf(segments) })
         const answers = yield* Effect.all(
@@ -149,9 +150,40 @@ layer(wiring, suiteOptions)("Translate on the production wiring", (it) => {
         expect(new Set(answers.map((a) => a.transcript.text)).size).toBe(1)
         expect((yield* ownedOf(account, source.videoId)).filter((r) => r.language === "it")).toHaveLength(1)
         const found = yield* expectBalancedBooks(account)
-        expect(found.balance).toBe(8)
+        expect(found.balance).toBe(10)
+        expect(found.held).toBe(0)
         expect(found.charges).toHaveLength(1)
       })
+    )
+
+    it.effect(
+      "8 parallel translations on 1 credit: the price is held, so one runs and seven answer 402",
+      () =>
+        Effect.gen(function* () {
+          const ledger = yield* Ledger
+          const account = yield* createAccount({ credits: 1 })
+          const source = yield* storeOwned(account)
+          const before = yield* requestsMade
+          const targets = ["de", "fr", "es", "it", "nl", "pl", "sv", "da"]
+          const answers = yield* Effect.all(
+            targets.map((target) =>
+              Effect.either(translate(account, source.videoId, { target_language: target, provider: "ai" }))
+            ),
+            { concurrency: "unbounded" }
+          )
+          const translated = answers.filter((answer) => answer._tag === "Right")
+          const refused = answers.filter((answer) => answer._tag === "Left").map((answer) => answer.left)
+          expect(translated).toHaveLength(1)
+          expect(refused.map((error) => ("code" in error ? error.code : error._tag))).toEqual(
+            Array.from({ length: 7 }, () => "payment_required")
+          )
+          // One source chunk: the model was asked once, for the one translation that ran.
+          expect((yield* requestsMade) - before).toBe(1)
+          expect(yield* ledger.funds(account.id)).toEqual({ balance: 0, held: 0, available: 0 })
+          const holds = yield* ledger.holds(account.id)
+          expect(holds.map((hold) => hold.status)).toEqual(["settled"])
+          expect((yield* expectBalancedBooks(account)).charges).toHaveLength(1)
+        })
     )
 
     it.effect(
