@@ -32,7 +32,7 @@ import {
   ServiceUrl
 } from "@verbatim/core"
 import { Webhook } from "@verbatim/domain"
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import { basePath } from "./base.js"
 import { maxBodyBytes } from "./failures.js"
 
@@ -343,8 +343,13 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
         Option.getOrUndefined(request.remoteAddress),
         request.headers["x-forwarded-for"]
       )
-      const read = yield* Effect.either(bodyTextOf(registrationBodyBytes))
-      if (read._tag === "Left") {
+      // A declared length over the limit is refused before the body is read; a longer chunked one when cut.
+      const declared = Number(request.headers["content-length"] ?? "0")
+      const read =
+        declared > registrationBodyBytes
+          ? Option.none()
+          : Either.getRight(yield* Effect.either(bodyTextOf(registrationBodyBytes)))
+      if (Option.isNone(read)) {
         return json(
           {
             error: "invalid_client_metadata",
@@ -356,7 +361,7 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
           noStore
         )
       }
-      const text = read.right
+      const text = read.value
       let body: unknown
       try {
         body = JSON.parse(text)
