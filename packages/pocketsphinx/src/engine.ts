@@ -40,7 +40,7 @@ type Installed = Data.TaggedEnum.Value<Detection, "Installed">
 const detectionTtl = Duration.seconds(30)
 
 /** An absolute path (POSIX or Windows) inside a message, after its start, a space, quote, bracket or `=`. */
-const absolutePath = /(^|[\s'"(\[=,])((?:[A-Za-z]:)?[\\/][^\s'"()[\],:|]*)/g
+const absolutePath = /(^|[\s'"([=,])((?:[A-Za-z]:)?[\\/][^\s'"()[\],:|]*)/g
 
 /** A message without file system paths: each one becomes its last part (`/tmp/verbatim-asr-x/input` -> `input`). */
 export const withoutPaths = (text: string): string =>
