@@ -264,7 +264,7 @@ export const redirectUriProblem = (uri: string): Option.Option<string> => {
   } catch {
     return Option.some(`${uri} is not an absolute URI`)
   }
-  if (url.hash !== "") return Option.some(`${uri} has a fragment`)
+  if (url.hash !== "" || uri.includes("#")) return Option.some(`${uri} has a fragment`)
   if (url.protocol === "https:") return url.host === "" ? Option.some(`${uri} names no host`) : Option.none()
   if (url.protocol === "http:") {
     return loopback.has(url.hostname)
