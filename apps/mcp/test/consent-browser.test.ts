@@ -94,6 +94,7 @@ layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
               const refused = await page.textContent("#error")
               await page.fill("#api_key", key)
               await page.click("#sign-in")
+              const html = await page.content()
               const shown = {
                 name: await page.textContent("#account-name"),
                 id: await page.textContent("#account-id"),
@@ -101,10 +102,13 @@ layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
                 credits: await page.textContent("#account-credits")
               }
               await Promise.all([page.waitForURL(`${redirectUrl}**`), page.click("#allow")])
-              return { client, refused, shown, url: new URL(page.url()) }
+              return { client, refused, html, shown, url: new URL(page.url()) }
             })
             expect(landed.client).toBe("Browser Assistant")
             expect(landed.refused).toContain("unknown or revoked")
+            // The consent page holds a sign-in id, never the key typed.
+            expect(landed.html).not.toContain(key)
+            expect(landed.html).toContain('name="sign_in"')
             expect(landed.shown).toEqual({ name: account.name, id: account.id, plan: "pro", credits: "31" })
             const code = landed.url.searchParams.get("code") ?? ""
             expect(code).toMatch(/^vbo_ac_/)

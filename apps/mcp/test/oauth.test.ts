@@ -12,7 +12,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
 import { mcpPath } from "@verbatim/api"
 import { Effect } from "effect"
-import { TestServer, TestServerLive } from "../../server/test/server.js"
+import { type TestResponse, TestServer, TestServerLive } from "../../server/test/server.js"
+import { consentWith, postConsent } from "../../server/test/support.js"
 import { MemoryOAuthProvider } from "./support.js"
 
 const redirectUrl = "http://127.0.0.1:9/callback"
@@ -30,13 +31,7 @@ const mcpHeaders = {
   "mcp-protocol-version": "2025-06-18"
 }
 
-const form = (base: string, fields: Record<string, string>) =>
-  fetch(`${base}/oauth/authorize`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields),
-    redirect: "manual"
-  })
+const form = postConsent
 
 layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
   "OAuth for hosted assistants",
@@ -99,10 +94,21 @@ layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
                 api_key: "vbt_wrong_key_000000000000000000"
               })
               const wrongText = await wrong.text()
-              const signedIn = await form(base, { ...params, action: "sign_in", api_key: key })
-              const signedInText = await signedIn.text()
-              const allowed = await form(base, { ...params, action: "allow", api_key: key })
-              return { page, pageText, wrong, wrongText, signedIn, signedInText, allowed }
+              // Allowing with the key itself, without signing in on the page first, is refused.
+              const keyOnly = await form(base, { ...params, action: "allow", api_key: key })
+              const keyOnlyText = await keyOnly.text()
+              const { signedIn, html: signedInText, allowed } = await consentWith(base, params, key)
+              return {
+                page,
+                pageText,
+                wrong,
+                wrongText,
+                keyOnly,
+                keyOnlyText,
+                signedIn,
+                signedInText,
+                allowed
+              }
             })
             expect(consent.page.status).toBe(200)
             expect(consent.page.headers.get("content-type")).toContain("text/html")
@@ -112,6 +118,12 @@ layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
             expect(consent.signedIn.status).toBe(200)
             expect(consent.signedInText).toContain(account.name)
             expect(consent.signedInText).toContain(account.id)
+            // The page holds a sign-in id, never the key (not even its random part).
+            expect(consent.signedInText).not.toContain(key)
+            expect(consent.signedInText).not.toContain(key.slice(4))
+            expect(consent.signedInText).toMatch(/name="sign_in" value="vbo_si_/)
+            expect(consent.keyOnly.status).toBe(401)
+            expect(consent.keyOnlyText).toContain("sign in again")
             expect(consent.allowed.status).toBe(302)
             const back = new URL(consent.allowed.headers.get("location") ?? "")
             expect(back.origin + back.pathname).toBe(redirectUrl)
@@ -240,9 +252,7 @@ layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
           )
           yield* Effect.promise(() => auth(provider, { serverUrl }))
           const params = Object.fromEntries((provider.authorizationUrl as URL).searchParams)
-          const allowed = yield* Effect.promise(() =>
-            form(base, { ...params, action: "allow", api_key: key })
-          )
+          const { allowed } = yield* Effect.promise(() => consentWith(base, params, key))
           const code = new URL(allowed.headers.get("location") ?? "").searchParams.get("code") ?? ""
           yield* Effect.promise(() => auth(provider, { serverUrl, authorizationCode: code }))
           const first = provider.saved as OAuthTokens
@@ -289,6 +299,177 @@ layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
           })
           expect(refused.status).toBe(400)
           expect(refused.json).toMatchObject({ error: "invalid_redirect_uri" })
+        })
+      )
+
+      it.effect("registration is bounded in size, scheme and rate per address (the error body beyond)", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          let addresses = 0
+          // The test server's peer is loopback, so the last X-Forwarded-For address counts (as behind deploy/'s proxy).
+          const register = (json: unknown, from = `203.0.113.${++addresses}`) =>
+            server.post("/oauth/register", { json, headers: { "x-forwarded-for": `198.18.0.1, ${from}` } })
+          const refusedWith = (response: TestResponse, error: string, field: string) => {
+            expect(response.status).toBe(400)
+            expect(response.json).toMatchObject({
+              error,
+              error_description: expect.any(String),
+              message: expect.any(String),
+              details: { field }
+            })
+          }
+          const uri = (n: number) => `https://assistant.example/cb/${n}`
+          expect((yield* register({ redirect_uris: [1, 2, 3, 4, 5].map(uri) })).status).toBe(201)
+          refusedWith(
+            yield* register({ redirect_uris: [1, 2, 3, 4, 5, 6].map(uri) }),
+            "invalid_redirect_uri",
+            "redirect_uris"
+          )
+          const long = `https://assistant.example/${"a".repeat(512 - 26)}`
+          expect(long).toHaveLength(512)
+          expect((yield* register({ redirect_uris: [long] })).status).toBe(201)
+          refusedWith(
+            yield* register({ redirect_uris: [`${long}a`] }),
+            "invalid_redirect_uri",
+            "redirect_uris"
+          )
+          expect((yield* register({ redirect_uris: [uri(1)], client_name: "n".repeat(100) })).status).toBe(
+            201
+          )
+          refusedWith(
+            yield* register({ redirect_uris: [uri(1)], client_name: "n".repeat(101) }),
+            "invalid_client_metadata",
+            "client_name"
+          )
+          const huge = yield* server.post("/oauth/register", {
+            raw: JSON.stringify({ redirect_uris: [uri(1)], padding: "x".repeat(20_000) }),
+            headers: { "x-forwarded-for": "203.0.113.250" }
+          })
+          expect(huge.status).toBe(413)
+          expect(huge.json).toMatchObject({ error: "invalid_client_metadata", message: expect.any(String) })
+
+          // https, http on this machine and apps' own schemes; nothing a browser handles itself.
+          for (const accepted of [
+            "https://claude.ai/api/mcp/auth_callback",
+            "http://127.0.0.1:33418/",
+            "http://localhost:6274/oauth/callback",
+            "http://[::1]:8080/cb",
+            "vscode://vscode.github-authentication/did-authenticate",
+            "cursor://anysphere.cursor-retrieval/oauth/callback",
+            "com.example.app:/oauth2redirect"
+          ]) {
+            expect((yield* register({ redirect_uris: [accepted] })).status, accepted).toBe(201)
+          }
+          for (const refused of [
+            "javascript:alert(1)",
+            "data:text/html,<script>alert(1)</script>",
+            "view-source:https://assistant.example/cb",
+            "about:blank",
+            "file:///etc/passwd",
+            "blob:https://assistant.example/0b5e",
+            "http://evil.example/cb",
+            "ws://127.0.0.1:9/cb",
+            "https://assistant.example/cb#fragment",
+            "/relative/cb"
+          ]) {
+            refusedWith(
+              yield* register({ redirect_uris: [refused] }),
+              "invalid_redirect_uri",
+              "redirect_uris"
+            )
+          }
+
+          // Per address: a burst of 10, then 429 with Retry-After; another address is not held back.
+          const from = "192.0.2.77"
+          for (let i = 0; i < 10; i++)
+            expect((yield* register({ redirect_uris: [uri(i)] }, from)).status).toBe(201)
+          const limited = yield* register({ redirect_uris: [uri(11)] }, from)
+          expect(limited.status).toBe(429)
+          expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+          expect(limited.json).toMatchObject({ error: "rate_limit_exceeded", message: expect.any(String) })
+          expect((yield* register({ redirect_uris: [uri(12)] }, "192.0.2.78")).status).toBe(201)
+        })
+      )
+
+      it.effect("authorization errors redirect, with iss, only to a client's checked redirect URI", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const base = server.baseUrl
+          const { key } = yield* server.newAccount()
+          const redirect = "https://assistant.example/cb"
+          const registered = yield* server.post("/oauth/register", {
+            json: { redirect_uris: [redirect], token_endpoint_auth_method: "none" },
+            headers: { "x-forwarded-for": "192.0.2.90" }
+          })
+          const clientId = (registered.json as { client_id: string }).client_id
+          const params = {
+            response_type: "token",
+            client_id: clientId,
+            redirect_uri: redirect,
+            code_challenge: "c".repeat(43),
+            code_challenge_method: "S256",
+            state: "st"
+          }
+          const authorize = (query: Record<string, string>) =>
+            Effect.promise(async () => {
+              const answer = await fetch(`${base}/oauth/authorize?${new URLSearchParams(query)}`, {
+                redirect: "manual"
+              })
+              return {
+                status: answer.status,
+                location: answer.headers.get("location"),
+                text: await answer.text()
+              }
+            })
+          const back = yield* authorize(params)
+          expect(back.status).toBe(302)
+          const location = new URL(back.location ?? "")
+          expect(location.origin + location.pathname).toBe(redirect)
+          expect(Object.fromEntries(location.searchParams)).toMatchObject({
+            error: "unsupported_response_type",
+            state: "st",
+            iss: base
+          })
+          // Without redirect_uri, the one URI the client registered is the checked one.
+          const { redirect_uri: _, ...implicit } = params
+          const implicitBack = yield* authorize(implicit)
+          expect(new URL(implicitBack.location ?? "").searchParams.get("iss")).toBe(base)
+
+          // An unknown client, or a URI the client did not register exactly: the page says so, no redirect.
+          for (const query of [
+            { ...params, client_id: "00000000-0000-4000-8000-000000000000" },
+            { ...params, client_id: "not-a-client" },
+            { ...params, redirect_uri: "https://evil.example/cb" },
+            { ...params, redirect_uri: `${redirect}/` },
+            { ...params, redirect_uri: `${redirect}?next=https://evil.example` }
+          ]) {
+            const page = yield* authorize(query)
+            expect(page.status).toBe(400)
+            expect(page.location).toBeNull()
+            expect(page.text).toContain("This sign-in cannot go on")
+          }
+
+          // Deny after signing in: back to the client with access_denied and iss; the sign-in is spent.
+          const valid = { ...params, response_type: "code" }
+          const signedIn = yield* Effect.promise(async () => {
+            const page = await postConsent(base, { ...valid, action: "sign_in", api_key: key })
+            return /name="sign_in" value="([^"]+)"/.exec(await page.text())?.[1] ?? ""
+          })
+          const denied = yield* Effect.promise(() =>
+            postConsent(base, { ...valid, action: "deny", sign_in: signedIn })
+          )
+          expect(denied.status).toBe(302)
+          expect(
+            Object.fromEntries(new URL(denied.headers.get("location") ?? "").searchParams)
+          ).toMatchObject({
+            error: "access_denied",
+            state: "st",
+            iss: base
+          })
+          const afterDeny = yield* Effect.promise(() =>
+            postConsent(base, { ...valid, action: "allow", sign_in: signedIn })
+          )
+          expect(afterDeny.status).toBe(401)
         })
       )
     })

@@ -145,3 +145,25 @@ export const timed = (segment: { readonly text: string; readonly start: number; 
   start: segment.start,
   end: segment.end
 })
+
+/** Posts the consent page's form (`/oauth/authorize`), without following the redirect. */
+export const postConsent = (baseUrl: string, fields: Record<string, string>) =>
+  fetch(`${baseUrl}/oauth/authorize`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields),
+    redirect: "manual"
+  })
+
+/**
+ * What a person does on the consent page for the authorization request `params`: signs in with
+ * `key` (the page then shows the account and holds a sign-in id, never the key), then allows.
+ * The consent page's HTML and the answer to "allow" (a redirect to the client, normally).
+ */
+export const consentWith = async (baseUrl: string, params: Record<string, string>, key: string) => {
+  const signedIn = await postConsent(baseUrl, { ...params, action: "sign_in", api_key: key })
+  const html = await signedIn.text()
+  const signIn = /name="sign_in" value="([^"]+)"/.exec(html)?.[1] ?? ""
+  const allowed = await postConsent(baseUrl, { ...params, action: "allow", sign_in: signIn })
+  return { signedIn, html, signIn, allowed }
+}

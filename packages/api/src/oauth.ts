@@ -14,7 +14,12 @@
  * | POST /oauth/revoke | RFC 7009 revocation (form) |
  *
  * The routes read their own bodies (forms and JSON), exempt from the API's JSON body policy
- * (`isOAuthRequest`). They are mounted where the server provides core's `OAuthServer` (the
+ * (`isOAuthRequest`); a registration body is at most `registrationBodyBytes`. Registration is
+ * rate-limited per client address (`clientAddress`). Error bodies carry OAuth's `error` and
+ * `error_description`, and the API's `message` and `details` beside them.
+ *
+ * The consent page never writes the API key back: signing in holds a sign-in server-side and the
+ * page carries its random id only (core's `OAuthServer.signIn`). They are mounted where the server provides core's `OAuthServer` (the
  * runtime's use cases); the contract tested alone has none and serves no OAuth routes.
  */
 import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
@@ -26,7 +31,8 @@ import {
   OAuthServer,
   ServiceUrl
 } from "@verbatim/core"
-import { Effect, Option } from "effect"
+import { Webhook } from "@verbatim/domain"
+import { Effect, Either, Option } from "effect"
 import { basePath } from "./base.js"
 import { maxBodyBytes } from "./failures.js"
 
@@ -70,20 +76,54 @@ const json = (body: unknown, status = 200, headers: Record<string, string> = {})
   HttpServerResponse.unsafeJson(body, { status, headers: { ...cors, ...headers } })
 
 const oauthErrorResponse = (error: OAuthError, basic = false) =>
-  json({ error: error.error, error_description: error.description }, error.status, {
-    ...noStore,
-    ...(error.status === 401 && basic ? { "www-authenticate": 'Basic realm="verbatim"' } : {})
-  })
+  json(
+    {
+      error: error.error,
+      error_description: error.description,
+      message: error.description,
+      details: error.field === undefined ? {} : { field: error.field }
+    },
+    error.status,
+    {
+      ...noStore,
+      ...(error.status === 401 && basic ? { "www-authenticate": 'Basic realm="verbatim"' } : {}),
+      ...(error.retryAfterSeconds === undefined ? {} : { "retry-after": String(error.retryAfterSeconds) })
+    }
+  )
+
+/** The largest registration body read (a registration holds a few short URIs and a name). */
+export const registrationBodyBytes = 16 * 1024
+
+/** Peers whose `X-Forwarded-For` is believed: a proxy in front of the server sits on these. */
+const proxyPeer = new Set(["loopback", "private", "carrier_grade_nat", "link_local"])
+
+/**
+ * The address a request comes from: the connection's peer, or, when the peer is on this machine
+ * or a private network (a load balancer in front, as in `deploy/`), the last address of
+ * `X-Forwarded-For` (the one that proxy saw). From a public peer the header is ignored.
+ */
+export const clientAddress = (peer: string | undefined, forwardedFor: string | undefined): string => {
+  const socket = (peer ?? "").replace(/^::ffff:/i, "")
+  if (socket === "") return "unknown"
+  const classified = Webhook.classify(socket)
+  if (classified._tag === "Refused" && proxyPeer.has(classified.reason) && forwardedFor !== undefined) {
+    const last = forwardedFor.split(",").at(-1)?.trim() ?? ""
+    if (last !== "" && last.length <= 64) return last
+  }
+  return socket
+}
 
 const serverError = HttpServerResponse.unsafeJson(
   { error: "server_error", error_description: "the server could not answer; try again" },
   { status: 500, headers: cors }
 )
 
-/** The body as text, at most `maxBodyBytes`. */
-const bodyText = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-  HttpIncomingMessage.withMaxBodySize(request.text, Option.some(maxBodyBytes))
-)
+/** The body as text, at most `limit` bytes. */
+const bodyTextOf = (limit: number) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    HttpIncomingMessage.withMaxBodySize(request.text, Option.some(limit))
+  )
+const bodyText = bodyTextOf(maxBodyBytes)
 
 /** A form body's fields (the first value of each). */
 const formFields = Effect.map(bodyText, (text) => {
@@ -197,7 +237,7 @@ const consentPage = (
   request: AuthorizationRequest,
   checked: CheckedAuthorization,
   account: AccountWithBalance,
-  apiKey: string
+  signIn: string
 ) =>
   page(
     "Allow access to Verbatim",
@@ -210,7 +250,7 @@ const consentPage = (
 <dt>Credits</dt><dd id="account-credits">${escapeHtml(String(account.credits))}</dd>
 </dl></div>
 <p>It can transcribe videos (spending credits), and read and search the account's transcripts. You can revoke it at any time (<code>pnpm admin oauth revoke</code>).</p>
-<form method="post" action="${oauthPaths.authorize}">${hidden(request, { api_key: apiKey })}
+<form method="post" action="${oauthPaths.authorize}">${hidden(request, { sign_in: signIn })}
 <button type="submit" name="action" value="allow" id="allow">Allow</button>
 <button type="submit" name="action" value="deny" id="deny">Deny</button></form>`,
     200,
@@ -224,12 +264,8 @@ const errorPage = (error: OAuthError) =>
     400
   )
 
-const redirectWith = (redirectUri: string, params: Record<string, string | undefined>) => {
-  const url = new URL(redirectUri)
-  for (const [name, value] of Object.entries(params))
-    if (value !== undefined) url.searchParams.set(name, value)
-  return HttpServerResponse.redirect(url.toString(), { status: 302, headers: noStore })
-}
+const redirectTo = (location: string) =>
+  HttpServerResponse.redirect(location, { status: 302, headers: noStore })
 
 // ---------------------------------------------------------------------------------------------
 // The routes
@@ -302,7 +338,30 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
       )
 
     const register = Effect.gen(function* () {
-      const text = yield* bodyText
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const address = clientAddress(
+        Option.getOrUndefined(request.remoteAddress),
+        request.headers["x-forwarded-for"]
+      )
+      // A declared length over the limit is refused before the body is read; a longer chunked one when cut.
+      const declared = Number(request.headers["content-length"] ?? "0")
+      const read =
+        declared > registrationBodyBytes
+          ? Option.none()
+          : Either.getRight(yield* Effect.either(bodyTextOf(registrationBodyBytes)))
+      if (Option.isNone(read)) {
+        return json(
+          {
+            error: "invalid_client_metadata",
+            error_description: `the body must be JSON of at most ${registrationBodyBytes} bytes`,
+            message: `the body must be JSON of at most ${registrationBodyBytes} bytes`,
+            details: {}
+          },
+          413,
+          noStore
+        )
+      }
+      const text = read.value
       let body: unknown
       try {
         body = JSON.parse(text)
@@ -324,7 +383,7 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
           })
         )
       }
-      const client = yield* oauth.register(body as never)
+      const client = yield* oauth.register(body as never, address)
       return json(client, 201, noStore)
     })
 
@@ -336,15 +395,11 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
       return yield* oauth.checkAuthorization(params).pipe(
         Effect.map((checked) => signInPage(params, checked)),
         Effect.catchAll((failure) =>
-          "redirect" in failure
+          "redirectTo" in failure
             ? Effect.succeed(
-                failure.redirect && params.redirect_uri !== undefined
-                  ? redirectWith(params.redirect_uri, {
-                      error: failure.error.error,
-                      error_description: failure.error.description,
-                      state: params.state
-                    })
-                  : errorPage(failure.error)
+                failure.redirectTo === undefined
+                  ? errorPage(failure.error)
+                  : redirectTo(oauth.errorRedirect(failure.redirectTo, failure.error, params.state))
               )
             : Effect.fail(failure)
         )
@@ -356,28 +411,28 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
       const params = authorizationRequest(fields)
       const checked = yield* oauth
         .checkAuthorization(params)
-        .pipe(Effect.mapError((failure) => ("redirect" in failure ? failure.error : failure)))
+        .pipe(Effect.mapError((failure) => ("redirectTo" in failure ? failure.error : failure)))
       const action = field(fields, "action")
-      if (action === "deny") {
-        return redirectWith(checked.redirectUri, {
-          error: "access_denied",
-          error_description: "the person declined",
-          state: checked.state
-        })
+      const signIn = field(fields, "sign_in")
+      if (action === "deny") return redirectTo(yield* oauth.deny(signIn, checked))
+      if (action === "allow") {
+        // Allowing needs the sign-in this page holds; the key itself is never sent back.
+        return yield* oauth.approve(signIn ?? "", checked).pipe(
+          Effect.map(redirectTo),
+          Effect.catchIf(
+            (error): error is OAuthError => error instanceof OAuthError,
+            (error) => Effect.succeed(signInPage(params, checked, `${error.description}.`))
+          )
+        )
       }
-      const key = field(fields, "api_key") ?? ""
-      const signedIn = yield* oauth.signIn(key).pipe(
+      const signedIn = yield* oauth.signIn(field(fields, "api_key") ?? "", checked).pipe(
         Effect.map(Option.some),
         Effect.catchTag("ApiError", () => Effect.succeed(Option.none()))
       )
       if (Option.isNone(signedIn)) {
         return signInPage(params, checked, "That API key is unknown or revoked. Check it and try again.")
       }
-      if (action === "allow") {
-        const location = yield* oauth.approve(signedIn.value, checked)
-        return HttpServerResponse.redirect(location, { status: 302, headers: noStore })
-      }
-      return consentPage(params, checked, signedIn.value, key)
+      return consentPage(params, checked, signedIn.value.account, signedIn.value.signIn)
     }).pipe(
       Effect.catchIf(
         (error): error is OAuthError => error instanceof OAuthError,

@@ -12,7 +12,9 @@
  * Failures: the engine missing is `SpeechUnavailable` (with how to install it); an input the
  * converter cannot read, or no speech in it, is `SpeechFailed` that a retry cannot help; an
  * `AudioReadError` from the input is `SpeechFailed` with the same `retryable`; a time limit
- * reached or a child killed by someone else is `SpeechFailed` that a retry may help.
+ * reached or a child killed by someone else is `SpeechFailed` that a retry may help. A failure's
+ * reason reaches the job's error, so it names no file system path (the working directory, the
+ * model or the binaries: each path becomes its last part); the full message is logged.
  */
 import { Command, CommandExecutor, FileSystem, Path } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
@@ -37,7 +39,26 @@ type Installed = Data.TaggedEnum.Value<Detection, "Installed">
 /** How long a detection is trusted: an engine installed meanwhile is seen within this time. */
 const detectionTtl = Duration.seconds(30)
 
-const failed = (reason: string, retryable: boolean) => new SpeechFailed({ engine, reason, retryable })
+/** An absolute path (POSIX or Windows) inside a message, after its start, a space, quote, bracket or `=`. */
+const absolutePath = /(^|[\s'"([=,])((?:[A-Za-z]:)?[\\/][^\s'"()[\],:|]*)/g
+
+/** A message without file system paths: each one becomes its last part (`/tmp/verbatim-asr-x/input` -> `input`). */
+export const withoutPaths = (text: string): string =>
+  text.replace(absolutePath, (_, lead: string, found: string) => {
+    const parts = found.split(/[\\/]/).filter((part) => part !== "")
+    return `${lead}${parts.at(-1) ?? ""}`
+  })
+
+/** A failure whose reason a caller may see: paths removed (the full reason is logged where it has them). */
+const failed = (reason: string, retryable: boolean) =>
+  new SpeechFailed({ engine, reason: withoutPaths(reason), retryable })
+
+/** Logs the full reason (with its paths), then fails with the reason without them. */
+const failedLogged = (reason: string, retryable: boolean) =>
+  Effect.zipRight(
+    Effect.logWarning("pocketsphinx recognition failed", reason),
+    Effect.fail(failed(reason, retryable))
+  )
 
 interface Ran {
   /** The exit code, or none when a signal ended the process. */
@@ -118,10 +139,8 @@ export const make = Effect.fn("Pocketsphinx.make")(function* (settings: Pocketsp
       Stream.run(fs.sink(file)),
       Effect.catchTags({
         AudioReadError: (e) => Effect.fail(failed(`the audio could not be read: ${e.reason}`, e.retryable)),
-        BadArgument: (e) =>
-          Effect.fail(failed(`the audio could not be stored for recognition: ${e.message}`, true)),
-        SystemError: (e) =>
-          Effect.fail(failed(`the audio could not be stored for recognition: ${e.message}`, true))
+        BadArgument: (e) => failedLogged(`the audio could not be stored for recognition: ${e.message}`, true),
+        SystemError: (e) => failedLogged(`the audio could not be stored for recognition: ${e.message}`, true)
       }),
       Effect.withSpan("Pocketsphinx.save")
     )
@@ -151,9 +170,7 @@ export const make = Effect.fn("Pocketsphinx.make")(function* (settings: Pocketsp
           onSome: (code) =>
             code === 0
               ? Effect.void
-              : Effect.fail(
-                  failed(`the input is not audio the converter can read: ${lastLines(ran.stderr)}`, false)
-                )
+              : failedLogged(`the input is not audio the converter can read: ${lastLines(ran.stderr)}`, false)
         })
       ),
       Effect.withSpan("Pocketsphinx.convert")
@@ -170,7 +187,7 @@ export const make = Effect.fn("Pocketsphinx.make")(function* (settings: Pocketsp
         return Option.map(bytes, (b) => Math.floor(b / bytesPerMs))
       })
     ).pipe(
-      Effect.mapError((e) => failed(`the converted audio could not be read: ${e.message}`, true)),
+      Effect.catchAll((e) => failedLogged(`the converted audio could not be read: ${e.message}`, true)),
       Effect.flatMap(
         Option.match({
           onNone: () => Effect.fail(failed("the converter did not write a WAV file", false)),
@@ -209,7 +226,7 @@ export const make = Effect.fn("Pocketsphinx.make")(function* (settings: Pocketsp
               : fs.readFileString(log).pipe(
                   Effect.orElseSucceed(() => ran.stderr),
                   Effect.flatMap((messages) =>
-                    Effect.fail(failed(`the recogniser failed (exit ${code}): ${lastLines(messages)}`, false))
+                    failedLogged(`the recogniser failed (exit ${code}): ${lastLines(messages)}`, false)
                   )
                 )
         })
@@ -225,7 +242,7 @@ export const make = Effect.fn("Pocketsphinx.make")(function* (settings: Pocketsp
         onSome: (directory) => ({ prefix: "verbatim-asr-", directory })
       })
     )
-    .pipe(Effect.mapError((e) => failed(`no working directory for recognition: ${e.message}`, true)))
+    .pipe(Effect.catchAll((e) => failedLogged(`no working directory for recognition: ${e.message}`, true)))
 
   const transcribe = Effect.fn("Pocketsphinx.transcribe")(
     function* (audio: AudioInput, options: Asr.EffectiveAsrOptions) {

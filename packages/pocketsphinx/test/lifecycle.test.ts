@@ -75,13 +75,19 @@ whenInstalled(() => {
     )
 
     it.live("after input the converter cannot read, and after a source that breaks", () =>
-      inScratch("failed", {}, () =>
+      inScratch("failed", {}, (dir) =>
         Effect.gen(function* () {
           const stt = yield* SpeechToText
           const notAudio = yield* Effect.flip(
             stt.transcribe(bytesInput(new Uint8Array(4096).fill(7)), options)
           )
           expect(notAudio).toMatchObject({ _tag: "SpeechFailed", retryable: false })
+          // The converter names its input by path; the reason (a job's error) keeps only its last part.
+          if (notAudio._tag === "SpeechFailed") {
+            expect(notAudio.reason).toContain("input")
+            expect(notAudio.reason).not.toContain(dir)
+            expect(notAudio.reason).not.toContain("verbatim-asr-")
+          }
           const broken = yield* Effect.flip(
             stt.transcribe(
               {
@@ -195,17 +201,21 @@ whenInstalled(() => {
       )
     )
 
-    it.live("a recogniser that fails: a retry cannot help, its message is kept", () =>
+    it.live("a recogniser that fails: a retry cannot help, its message is kept without its paths", () =>
       inScratch(
         "fails",
-        { recogniser: standIn("fails.sh", "echo 'ERROR: the model is broken' >&2\nexit 3") },
-        () =>
+        // $2 is the WAV file in the working directory (-infile <wav>).
+        { recogniser: standIn("fails.sh", `echo "ERROR: the model is broken, reading '$2'" >&2\nexit 3`) },
+        (dir) =>
           Effect.gen(function* () {
             const stt = yield* SpeechToText
             const failure = yield* Effect.flip(stt.transcribe(fileInput(welcome.file), options))
             expect(failure).toMatchObject({ _tag: "SpeechFailed", retryable: false })
-            if (failure._tag === "SpeechFailed") expect(failure.reason).toContain("exit 3")
-            if (failure._tag === "SpeechFailed") expect(failure.reason).toContain("the model is broken")
+            if (failure._tag === "SpeechFailed") {
+              expect(failure.reason).toContain("exit 3")
+              expect(failure.reason).toContain("the model is broken, reading 'audio.wav'")
+              expect(failure.reason).not.toContain(dir)
+            }
           })
       )
     )

@@ -7,6 +7,15 @@
  * - Every secret is random (`Secrets.newApiKey`'s 256 bits) with a prefix of its own (`vbo_cs_`
  *   client secrets, `vbo_ac_` codes, `vbo_at_` access tokens, `vbo_rt_` refresh tokens) and is
  *   stored as its hash only.
+ * - Registration is open (RFC 7591) but bounded: `registrationLimits` per request, a rate limit
+ *   per client address, and clients never signed in with are removed after
+ *   `oauthLifetimes.unusedClient` (`sweepExpiredOAuth`).
+ * - The consent page never holds the API key: a key checked there becomes a sign-in kept by the
+ *   store (a random id in the page, stored as its hash), bound to its authorization request, for
+ *   10 minutes, taken once by allow or deny.
+ * - A code, its grant and the grant's tokens follow the API key that signed in: once the key is
+ *   revoked (or deleted, with its account) the code is refused, the tokens answer 401 and refresh
+ *   is refused, on every server at once (the store reads the key's state with the token).
  * - Codes live 10 minutes and are taken once; a code must come back with the client, the
  *   redirect URI and the PKCE verifier it was issued for.
  * - Access tokens live an hour; refresh tokens 30 days and are rotated: each works once. A refresh
@@ -23,6 +32,7 @@ import type { Account, AccountWithBalance } from "../ports/accounts.js"
 import { Accounts } from "../ports/accounts.js"
 import { ServiceUrl } from "../ports/batches.js"
 import { type OAuthClientRecord, OAuthStore, type OAuthTokenRecord, PkceHash } from "../ports/oauth.js"
+import { RateLimiter } from "../ports/rate-limiter.js"
 import { Secrets } from "../ports/secrets.js"
 import { Access } from "./tags.js"
 
@@ -30,13 +40,27 @@ export const oauthPrefixes = {
   clientSecret: "vbo_cs_",
   code: "vbo_ac_",
   accessToken: "vbo_at_",
-  refreshToken: "vbo_rt_"
+  refreshToken: "vbo_rt_",
+  signIn: "vbo_si_"
 } as const
 
 export const oauthLifetimes = {
   code: Duration.minutes(10),
+  /** A sign-in on the consent page, from the key typed to allow or deny. */
+  signIn: Duration.minutes(10),
   accessToken: Duration.hours(1),
-  refreshToken: Duration.days(30)
+  refreshToken: Duration.days(30),
+  /** A registered client that never completed a sign-in is removed after this. */
+  unusedClient: Duration.hours(24)
+} as const
+
+/** What one registration may hold, and how often one address may register. */
+export const registrationLimits = {
+  redirectUris: 5,
+  redirectUriLength: 512,
+  clientNameLength: 100,
+  /** Per client address: a burst of 10, then one a second. */
+  rate: { requestsPerSecond: 1, burst: 10 }
 } as const
 
 /** Whether a bearer token is an OAuth access token (anything else is taken for an API key). */
@@ -56,12 +80,21 @@ export class OAuthError extends Data.TaggedError("OAuthError")<{
     | "invalid_client_metadata"
     | "invalid_redirect_uri"
     | "access_denied"
+    | "rate_limit_exceeded"
   readonly description: string
-  readonly status: 400 | 401
+  readonly status: 400 | 401 | 429
+  /** The request field at fault, when one is. */
+  readonly field?: string | undefined
+  /** Seconds to wait (429). */
+  readonly retryAfterSeconds?: number | undefined
 }> {}
 
-const oauthError = (error: OAuthError["error"], description: string, status: 400 | 401 = 400) =>
-  new OAuthError({ error, description, status })
+const oauthError = (
+  error: OAuthError["error"],
+  description: string,
+  status: 400 | 401 | 429 = 400,
+  field?: string
+) => new OAuthError({ error, description, status, field })
 
 export interface ClientRegistration {
   readonly redirect_uris: ReadonlyArray<string>
@@ -105,6 +138,13 @@ export interface CheckedAuthorization {
   readonly resource: string | null
 }
 
+/** Why an authorization request is refused, and where that may be said: the page, or the client. */
+export interface AuthorizationFailure {
+  readonly error: OAuthError
+  /** The client's registered redirect URI the error may go back to; none: say it on the page. */
+  readonly redirectTo: string | undefined
+}
+
 /** The token endpoint's form, with the client's credentials wherever they came from. */
 export interface TokenRequest {
   readonly grant_type?: string | undefined
@@ -125,27 +165,50 @@ export interface TokenResponse {
   readonly scope?: string
 }
 
+/** A person signed in on the consent page: the account, and the sign-in id the page carries. */
+export interface SignedIn {
+  readonly account: AccountWithBalance
+  readonly signIn: string
+}
+
 export interface OAuthServerService {
+  /** Registers a client for a caller at `address` (rate-limited per address). */
   readonly register: (
-    request: ClientRegistration
+    request: ClientRegistration,
+    address: string
   ) => Effect.Effect<RegisteredClient, OAuthError | PersistenceError>
   /**
-   * Checks an authorization request. An unknown client or a redirect URI it did not register is
-   * `redirect: false` (shown on the page, never sent to the URI); other faults go back to the client.
+   * Checks an authorization request. An unknown client or a redirect URI it did not register has no
+   * `redirectTo` (shown on the page, never sent anywhere); other faults go back to the client's
+   * checked redirect URI (`redirectTo`, see `errorRedirect`).
    */
   readonly checkAuthorization: (
     request: AuthorizationRequest
-  ) => Effect.Effect<
-    CheckedAuthorization,
-    { readonly redirect: boolean; readonly error: OAuthError } | PersistenceError
-  >
-  /** The account behind an API key typed on the consent page, with its balance now. */
-  readonly signIn: (apiKey: string) => Effect.Effect<AccountWithBalance, Errors.ApiError | PersistenceError>
-  /** Issues a code for the account: the redirect URI with `code` and `state`. */
+  ) => Effect.Effect<CheckedAuthorization, AuthorizationFailure | PersistenceError>
+  /**
+   * Signs a person in with an API key typed on the consent page, for this authorization request:
+   * the account with its balance now, and a sign-in id (held by the store, never the key).
+   */
+  readonly signIn: (
+    apiKey: string,
+    checked: CheckedAuthorization
+  ) => Effect.Effect<SignedIn, Errors.ApiError | PersistenceError>
+  /**
+   * Takes the sign-in and issues a code for its account and key: the redirect URI with `code`,
+   * `state` and `iss`. A sign-in unknown, used, expired, made for another request or whose key was
+   * revoked since is `access_denied` (the page asks to sign in again).
+   */
   readonly approve: (
-    account: Account,
+    signIn: string,
+    checked: CheckedAuthorization
+  ) => Effect.Effect<string, OAuthError | PersistenceError>
+  /** Takes the sign-in, if any: the redirect URI with `error=access_denied`, `state` and `iss`. */
+  readonly deny: (
+    signIn: string | undefined,
     checked: CheckedAuthorization
   ) => Effect.Effect<string, PersistenceError>
+  /** Where an error goes back to the client: the checked redirect URI with `error`, `state` and `iss`. */
+  readonly errorRedirect: (redirectUri: string, error: OAuthError, state: string | undefined) => string
   readonly token: (request: TokenRequest) => Effect.Effect<TokenResponse, OAuthError | PersistenceError>
   /** RFC 7009: revokes the grant of a token; unknown tokens are fine (200 all the same). */
   readonly revoke: (token: string) => Effect.Effect<void, PersistenceError>
@@ -158,10 +221,42 @@ export class OAuthServer extends Context.Tag("@verbatim/core/OAuthServer")<
   OAuthServerService
 >() {}
 
-const forbiddenSchemes = new Set(["javascript:", "data:", "file:", "vbscript:", "blob:"])
+/**
+ * Schemes a browser or the web handles itself, never an app's: a redirect there would run script,
+ * show or fetch something other than the client (`view-source:`, `about:`, `data:`, …).
+ */
+const forbiddenSchemes = new Set([
+  "javascript:",
+  "vbscript:",
+  "data:",
+  "file:",
+  "blob:",
+  "filesystem:",
+  "about:",
+  "view-source:",
+  "ws:",
+  "wss:",
+  "ftp:",
+  "mailto:",
+  "tel:",
+  "sms:",
+  "urn:",
+  "chrome:",
+  "chrome-extension:",
+  "moz-extension:",
+  "edge:",
+  "resource:",
+  "jar:",
+  "intent:"
+])
 const loopback = new Set(["localhost", "127.0.0.1", "[::1]"])
+/** An app's own scheme (RFC 8252 §7.1), e.g. `vscode:`, `cursor:` or `com.example.app:`. */
+const appScheme = /^[a-z][a-z0-9+.-]*:$/
 
-/** A redirect URI a client may register: absolute, no fragment, https or loopback http or an app's own scheme. */
+/**
+ * A redirect URI a client may register: absolute, no fragment, and https, http on this machine
+ * (loopback) or an app's own scheme; never one the browser handles itself.
+ */
 export const redirectUriProblem = (uri: string): Option.Option<string> => {
   let url: URL
   try {
@@ -169,10 +264,15 @@ export const redirectUriProblem = (uri: string): Option.Option<string> => {
   } catch {
     return Option.some(`${uri} is not an absolute URI`)
   }
-  if (url.hash !== "") return Option.some(`${uri} has a fragment`)
-  if (forbiddenSchemes.has(url.protocol)) return Option.some(`${uri} uses a forbidden scheme`)
-  if (url.protocol === "http:" && !loopback.has(url.hostname)) {
-    return Option.some(`${uri} must use https (http only on localhost)`)
+  if (url.hash !== "" || uri.includes("#")) return Option.some(`${uri} has a fragment`)
+  if (url.protocol === "https:") return url.host === "" ? Option.some(`${uri} names no host`) : Option.none()
+  if (url.protocol === "http:") {
+    return loopback.has(url.hostname)
+      ? Option.none()
+      : Option.some(`${uri} must use https (http only on localhost)`)
+  }
+  if (forbiddenSchemes.has(url.protocol) || !appScheme.test(url.protocol)) {
+    return Option.some(`${uri} uses a scheme that is not an app's (${url.protocol})`)
   }
   return Option.none()
 }
@@ -190,6 +290,7 @@ export const OAuthServerLive = Layer.effect(
     const secrets = yield* Secrets
     const accounts = yield* Accounts
     const access = yield* Access
+    const limiter = yield* RateLimiter
     const s256 = yield* PkceHash
     const serviceUrl = (yield* ServiceUrl).replace(/\/+$/, "")
 
@@ -210,23 +311,43 @@ export const OAuthServerLive = Layer.effect(
         : Option.some(oauthError("invalid_target", `resource must be on ${serviceUrl}`))
     }
 
-    const register: OAuthServerService["register"] = (request) =>
+    const register: OAuthServerService["register"] = (request, address) =>
       Effect.gen(function* () {
-        if (!Array.isArray(request.redirect_uris) || request.redirect_uris.length === 0) {
-          return yield* oauthError("invalid_redirect_uri", "redirect_uris must list at least one URI")
+        const verdict = yield* limiter.take(`oauth-register:${address}`, registrationLimits.rate)
+        if (!verdict.allowed) {
+          return yield* new OAuthError({
+            error: "rate_limit_exceeded",
+            description: `too many registrations from this address; try again in ${verdict.retryAfterSeconds} s`,
+            status: 429,
+            retryAfterSeconds: verdict.retryAfterSeconds
+          })
         }
-        if (request.redirect_uris.length > 10) {
-          return yield* oauthError("invalid_redirect_uri", "at most 10 redirect_uris")
+        const { redirectUris, redirectUriLength, clientNameLength } = registrationLimits
+        const badUris = (description: string) =>
+          oauthError("invalid_redirect_uri", description, 400, "redirect_uris")
+        if (!Array.isArray(request.redirect_uris) || request.redirect_uris.length === 0) {
+          return yield* badUris("redirect_uris must list at least one URI")
+        }
+        if (request.redirect_uris.length > redirectUris) {
+          return yield* badUris(`at most ${redirectUris} redirect_uris`)
         }
         for (const uri of request.redirect_uris) {
-          if (typeof uri !== "string" || uri.length > 2000) {
-            return yield* oauthError(
-              "invalid_redirect_uri",
-              "every redirect URI is a string of at most 2000 characters"
-            )
+          if (typeof uri !== "string" || uri.length > redirectUriLength) {
+            return yield* badUris(`every redirect URI is a string of at most ${redirectUriLength} characters`)
           }
           const problem = redirectUriProblem(uri)
-          if (Option.isSome(problem)) return yield* oauthError("invalid_redirect_uri", problem.value)
+          if (Option.isSome(problem)) return yield* badUris(problem.value)
+        }
+        if (
+          request.client_name !== undefined &&
+          (typeof request.client_name !== "string" || request.client_name.trim().length > clientNameLength)
+        ) {
+          return yield* oauthError(
+            "invalid_client_metadata",
+            `client_name is a string of at most ${clientNameLength} characters`,
+            400,
+            "client_name"
+          )
         }
         const method = request.token_endpoint_auth_method ?? "client_secret_basic"
         if (method !== "none" && method !== "client_secret_post" && method !== "client_secret_basic") {
@@ -249,7 +370,7 @@ export const OAuthServerLive = Layer.effect(
           if (type !== "code")
             return yield* oauthError("invalid_client_metadata", `response type ${type} is not offered`)
         }
-        const name = (typeof request.client_name === "string" ? request.client_name.trim() : "").slice(0, 100)
+        const name = typeof request.client_name === "string" ? request.client_name.trim() : ""
         const now = yield* DateTime.now
         const id = yield* secrets.uuid
         const secret = method === "none" ? undefined : yield* fresh(oauthPrefixes.clientSecret)
@@ -274,8 +395,8 @@ export const OAuthServerLive = Layer.effect(
 
     const checkAuthorization: OAuthServerService["checkAuthorization"] = (request) =>
       Effect.gen(function* () {
-        const page = (error: OAuthError) => Effect.fail({ redirect: false, error })
-        const back = (error: OAuthError) => Effect.fail({ redirect: true, error })
+        const page = (error: OAuthError): Effect.Effect<never, AuthorizationFailure> =>
+          Effect.fail({ error, redirectTo: undefined })
         if (request.client_id === undefined || request.client_id === "") {
           return yield* page(oauthError("invalid_request", "client_id is missing"))
         }
@@ -290,6 +411,8 @@ export const OAuthServerLive = Layer.effect(
         if (redirectUri === undefined || !client.redirectUris.includes(redirectUri)) {
           return yield* page(oauthError("invalid_request", "redirect_uri is not one this client registered"))
         }
+        const back = (error: OAuthError): Effect.Effect<never, AuthorizationFailure> =>
+          Effect.fail({ error, redirectTo: redirectUri })
         if (request.response_type !== "code") {
           return yield* back(oauthError("unsupported_response_type", "response_type must be code"))
         }
@@ -313,26 +436,100 @@ export const OAuthServerLive = Layer.effect(
         }
       })
 
-    const approve: OAuthServerService["approve"] = (account, checked) =>
+    /** The hash an authorization request's sign-in is bound to: everything its code will carry. */
+    const requestHash = (checked: CheckedAuthorization) =>
+      hash(
+        JSON.stringify([
+          checked.client.id,
+          checked.redirectUri,
+          checked.codeChallenge,
+          checked.state ?? null,
+          checked.scope,
+          checked.resource
+        ])
+      )
+
+    const withParams = (redirectUri: string, params: Record<string, string | undefined>) => {
+      const url = new URL(redirectUri)
+      for (const [name, value] of Object.entries(params))
+        if (value !== undefined) url.searchParams.set(name, value)
+      url.searchParams.set("iss", serviceUrl)
+      return url.toString()
+    }
+
+    const errorRedirect: OAuthServerService["errorRedirect"] = (redirectUri, error, state) =>
+      withParams(redirectUri, { error: error.error, error_description: error.description, state })
+
+    const signIn: OAuthServerService["signIn"] = (apiKey, checked) =>
       Effect.gen(function* () {
+        const gone = Errors.apiError(
+          "invalid_api_key",
+          "Missing or invalid API key: the key is unknown or revoked"
+        )
+        const authenticated = yield* access.authenticate(apiKey)
+        const id = yield* fresh(oauthPrefixes.signIn)
+        const now = yield* DateTime.now
+        const saved = yield* store.saveSignIn({
+          idHash: yield* hash(id),
+          clientId: checked.client.id,
+          keyHash: yield* hash(apiKey.trim()),
+          requestHash: yield* requestHash(checked),
+          expiresAt: DateTime.addDuration(now, oauthLifetimes.signIn)
+        })
+        if (Option.isNone(saved) || saved.value.accountId !== authenticated.id) return yield* gone
+        const account = yield* accounts.get(authenticated.id)
+        if (Option.isNone(account)) return yield* gone
+        return { account: account.value, signIn: id }
+      }).pipe(Effect.withSpan("verbatim.oauth.signIn"))
+
+    /** The sign-in of `id` for this request, taken (it never serves again). */
+    const takeSignIn = (id: string, checked: CheckedAuthorization) =>
+      Effect.gen(function* () {
+        const again = oauthError("access_denied", "this sign-in expired or was already used; sign in again")
+        if (!id.startsWith(oauthPrefixes.signIn)) return yield* again
+        const taken = yield* store.takeSignIn(yield* hash(id))
+        if (Option.isNone(taken)) return yield* again
+        const signedIn = taken.value
+        const now = yield* DateTime.now
+        if (
+          signedIn.keyRevoked ||
+          !DateTime.lessThan(now, signedIn.expiresAt) ||
+          signedIn.clientId !== checked.client.id ||
+          signedIn.requestHash !== (yield* requestHash(checked))
+        ) {
+          return yield* again
+        }
+        return signedIn
+      })
+
+    const approve: OAuthServerService["approve"] = (id, checked) =>
+      Effect.gen(function* () {
+        const signedIn = yield* takeSignIn(id, checked)
         const code = yield* fresh(oauthPrefixes.code)
         const now = yield* DateTime.now
         yield* store.saveCode({
           codeHash: yield* hash(code),
           clientId: checked.client.id,
-          accountId: account.id,
+          accountId: signedIn.accountId,
+          apiKeyId: signedIn.apiKeyId,
           redirectUri: checked.redirectUri,
           codeChallenge: checked.codeChallenge,
           resource: checked.resource,
           scope: checked.scope,
           expiresAt: DateTime.addDuration(now, oauthLifetimes.code)
         })
-        const url = new URL(checked.redirectUri)
-        url.searchParams.set("code", code)
-        if (checked.state !== undefined) url.searchParams.set("state", checked.state)
-        url.searchParams.set("iss", serviceUrl)
-        return url.toString()
+        return withParams(checked.redirectUri, { code, state: checked.state })
       }).pipe(Effect.withSpan("verbatim.oauth.approve"))
+
+    const deny: OAuthServerService["deny"] = (id, checked) =>
+      Effect.gen(function* () {
+        if (id !== undefined) yield* Effect.ignore(takeSignIn(id, checked))
+        return errorRedirect(
+          checked.redirectUri,
+          oauthError("access_denied", "the person declined"),
+          checked.state
+        )
+      })
 
     /** The client of a token request, its secret checked when it has one. */
     const authenticateClient = (request: TokenRequest) =>
@@ -397,6 +594,7 @@ export const OAuthServerLive = Layer.effect(
           const taken = yield* store.takeCode(yield* hash(request.code))
           if (Option.isNone(taken)) return yield* badGrant("the code is unknown, used or expired")
           const code = taken.value
+          if (code.keyRevoked) return yield* badGrant("the API key that signed in was revoked")
           if (code.clientId !== client.id) return yield* badGrant("the code was issued to another client")
           if (!DateTime.lessThan(now, code.expiresAt)) return yield* badGrant("the code expired")
           if ((request.redirect_uri ?? code.redirectUri) !== code.redirectUri) {
@@ -420,6 +618,7 @@ export const OAuthServerLive = Layer.effect(
             id: grantId,
             clientId: client.id,
             accountId: code.accountId,
+            apiKeyId: code.apiKeyId,
             createdAt: now
           })
           return yield* issue(grantId, code.resource, code.scope)
@@ -471,20 +670,10 @@ export const OAuthServerLive = Layer.effect(
     return OAuthServer.of({
       register,
       checkAuthorization,
-      signIn: (key) =>
-        access.authenticate(key).pipe(
-          Effect.flatMap((account) => accounts.get(account.id)),
-          Effect.flatMap(
-            Option.match({
-              onNone: () =>
-                Effect.fail(
-                  Errors.apiError("invalid_api_key", "Missing or invalid API key: its account is gone")
-                ),
-              onSome: Effect.succeed
-            })
-          )
-        ),
+      signIn,
       approve,
+      deny,
+      errorRedirect,
       token,
       revoke,
       authenticate
@@ -504,6 +693,18 @@ export const revokeGrant = (id: string) =>
 export const revokeClient = (id: string) =>
   Effect.flatMap(OAuthStore, (store) => Effect.flatMap(DateTime.now, (now) => store.revokeClient(id, now)))
 
-/** Removes up to `limit` codes and tokens past their expiry (never one still usable); how many. */
+/**
+ * Removes up to `limit` codes, sign-ins and tokens past their expiry (never one still usable), and
+ * up to `limit` clients registered over `oauthLifetimes.unusedClient` ago that never completed a
+ * sign-in; how many rows.
+ */
 export const sweepExpiredOAuth = (limit: number) =>
-  Effect.flatMap(OAuthStore, (store) => Effect.flatMap(DateTime.now, (now) => store.sweepExpired(now, limit)))
+  Effect.flatMap(OAuthStore, (store) =>
+    Effect.flatMap(DateTime.now, (now) =>
+      Effect.zipWith(
+        store.sweepExpired(now, limit),
+        store.sweepUnusedClients(DateTime.subtractDuration(now, oauthLifetimes.unusedClient), limit),
+        (expired, clients) => expired + clients
+      )
+    )
+  )

@@ -16,6 +16,7 @@ import { accountChanges } from "./0013_account_changes.js"
 import { transcriptSegmentsJson } from "./0014_transcript_segments_json.js"
 import { searchIndexFastupdate } from "./0015_search_index_fastupdate.js"
 import { creditHolds } from "./0016_credit_holds.js"
+import { oauthSignIns } from "./0017_oauth_sign_ins.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
@@ -33,5 +34,6 @@ export const migrations: Migrations = {
   "0013_account_changes": accountChanges,
   "0014_transcript_segments_json": transcriptSegmentsJson,
   "0015_search_index_fastupdate": searchIndexFastupdate,
-  "0016_credit_holds": creditHolds
+  "0016_credit_holds": creditHolds,
+  "0017_oauth_sign_ins": oauthSignIns
 }

@@ -7,7 +7,7 @@
  * - a job whose lease is lost while its handler runs is interrupted by the heartbeat and writes
  *   nothing: the new holder settles it;
  * - closing the worker waits for the settles in flight: nothing is left processing in its hands;
- * - reconciling sweeps expired idempotency keys and OAuth codes and tokens, never live ones.
+ * - reconciling sweeps expired idempotency keys and OAuth codes and tokens, never live ones, and day-old unused clients.
  */
 import { randomUUID } from "node:crypto"
 import { expect, layer } from "@effect/vitest"
@@ -17,13 +17,21 @@ import {
   type JobRecord,
   Jobs,
   OAuthStore,
+  oauthLifetimes,
   Worker,
   WorkQueue
 } from "@verbatim/core"
 import type { Ids } from "@verbatim/domain"
-import { DateTime, Effect, Logger, Option } from "effect"
+import { DateTime, Duration, Effect, Logger, Option } from "effect"
 import { eventually, runWorker, testJob, testWorkSettings, workerOn } from "../../src/index.js"
-import { books, createAccount, expectBalancedBooks, suiteOptions, useCasesLayer } from "./support.js"
+import {
+  accountWithKey,
+  books,
+  createAccount,
+  expectBalancedBooks,
+  suiteOptions,
+  useCasesLayer
+} from "./support.js"
 
 const findJob = (id: Ids.JobId) =>
   Effect.flatMap(Jobs, (jobs) => jobs.find(id)).pipe(Effect.map(Option.getOrThrow))
@@ -165,68 +173,91 @@ layer(useCasesLayer(), suiteOptions)("the worker on the production wiring", (it)
     })
   )
 
-  it.effect("reconciling sweeps expired idempotency keys and OAuth codes and tokens, never live ones", () =>
-    Effect.gen(function* () {
-      const keys = yield* IdempotencyKeys
-      const store = yield* OAuthStore
-      const account = yield* createAccount()
-      const now = yield* DateTime.now
-      const ago = (hours: number) => DateTime.subtract(now, { hours })
-      const claim = (key: string, createdAt: DateTime.Utc) =>
-        keys.begin({
-          accountId: account.id,
-          endpoint: "POST /transcribe",
-          key,
-          request: "{}",
-          now: createdAt,
-          expiresAt: DateTime.add(createdAt, { hours: 24 })
+  it.effect(
+    "reconciling sweeps expired idempotency keys and OAuth codes and tokens, never live ones, and day-old unused clients",
+    () =>
+      Effect.gen(function* () {
+        const keys = yield* IdempotencyKeys
+        const store = yield* OAuthStore
+        const { account, record: apiKey } = yield* accountWithKey()
+        const now = yield* DateTime.now
+        const ago = (hours: number) => DateTime.subtract(now, { hours })
+        const claim = (key: string, createdAt: DateTime.Utc) =>
+          keys.begin({
+            accountId: account.id,
+            endpoint: "POST /transcribe",
+            key,
+            request: "{}",
+            now: createdAt,
+            expiresAt: DateTime.add(createdAt, { hours: 24 })
+          })
+        yield* claim("expired", ago(25))
+        yield* claim("live", ago(23))
+        const clientId = randomUUID()
+        yield* store.saveClient({
+          id: clientId,
+          secretHash: null,
+          name: "Sweep",
+          redirectUris: [],
+          createdAt: ago(48)
         })
-      yield* claim("expired", ago(25))
-      yield* claim("live", ago(23))
-      const clientId = randomUUID()
-      yield* store.saveClient({
-        id: clientId,
-        secretHash: null,
-        name: "Sweep",
-        redirectUris: [],
-        createdAt: ago(48)
-      })
-      const code = {
-        codeHash: `code-${randomUUID()}`,
-        clientId,
-        accountId: account.id,
-        redirectUri: "https://assistant.example/cb",
-        codeChallenge: "c".repeat(43),
-        resource: null,
-        scope: null,
-        expiresAt: ago(1)
-      }
-      yield* store.saveCode(code)
-      const grantId = randomUUID()
-      yield* store.saveGrant({ id: grantId, clientId, accountId: account.id, createdAt: ago(48) })
-      const token = (kind: "access" | "refresh", expiresAt: DateTime.Utc) => ({
-        tokenHash: `${kind}-${randomUUID()}`,
-        kind,
-        grantId,
-        resource: null,
-        scope: null,
-        createdAt: ago(48),
-        expiresAt
-      })
-      const expiredAccess = token("access", ago(47))
-      const liveRefresh = token("refresh", DateTime.add(now, { days: 28 }))
-      yield* store.saveToken(expiredAccess)
-      yield* store.saveToken(liveRefresh)
+        const code = {
+          codeHash: `code-${randomUUID()}`,
+          clientId,
+          accountId: account.id,
+          apiKeyId: apiKey.id,
+          redirectUri: "https://assistant.example/cb",
+          codeChallenge: "c".repeat(43),
+          resource: null,
+          scope: null,
+          expiresAt: ago(1)
+        }
+        yield* store.saveCode(code)
+        const grantId = randomUUID()
+        yield* store.saveGrant({
+          id: grantId,
+          clientId,
+          accountId: account.id,
+          apiKeyId: apiKey.id,
+          createdAt: ago(48)
+        })
+        // Clients never signed in with: removed a day after their registration, not before.
+        const unusedClient = (id: string, createdAt: DateTime.Utc) =>
+          Effect.as(
+            store.saveClient({ id, secretHash: null, name: "Unused", redirectUris: [], createdAt }),
+            id
+          )
+        const oldUnused = yield* unusedClient(
+          randomUUID(),
+          DateTime.subtractDuration(now, Duration.sum(oauthLifetimes.unusedClient, Duration.seconds(1)))
+        )
+        const newUnused = yield* unusedClient(randomUUID(), ago(23))
+        const token = (kind: "access" | "refresh", expiresAt: DateTime.Utc) => ({
+          tokenHash: `${kind}-${randomUUID()}`,
+          kind,
+          grantId,
+          resource: null,
+          scope: null,
+          createdAt: ago(48),
+          expiresAt
+        })
+        const expiredAccess = token("access", ago(47))
+        const liveRefresh = token("refresh", DateTime.add(now, { days: 28 }))
+        yield* store.saveToken(expiredAccess)
+        yield* store.saveToken(liveRefresh)
 
-      yield* Effect.scoped(Effect.flatMap(Worker, (worker) => worker.reconcile)).pipe(
-        Effect.provide(workers(1))
-      )
+        yield* Effect.scoped(Effect.flatMap(Worker, (worker) => worker.reconcile)).pipe(
+          Effect.provide(workers(1))
+        )
 
-      expect(Option.isSome(yield* keys.get(account.id, "POST /transcribe", "expired"))).toBe(false)
-      expect(Option.isSome(yield* keys.get(account.id, "POST /transcribe", "live"))).toBe(true)
-      expect(yield* store.takeCode(code.codeHash)).toEqual(Option.none())
-      expect(Option.isSome(yield* store.token(expiredAccess.tokenHash))).toBe(false)
-      expect(yield* store.useRefreshToken(liveRefresh.tokenHash, now)).toBe(true)
-    })
+        expect(Option.isSome(yield* keys.get(account.id, "POST /transcribe", "expired"))).toBe(false)
+        expect(Option.isSome(yield* keys.get(account.id, "POST /transcribe", "live"))).toBe(true)
+        expect(yield* store.takeCode(code.codeHash)).toEqual(Option.none())
+        expect(Option.isSome(yield* store.token(expiredAccess.tokenHash))).toBe(false)
+        expect(yield* store.useRefreshToken(liveRefresh.tokenHash, now)).toBe(true)
+        expect(Option.isSome(yield* store.client(oldUnused))).toBe(false)
+        expect(Option.isSome(yield* store.client(newUnused))).toBe(true)
+        expect(Option.isSome(yield* store.client(clientId))).toBe(true)
+      })
   )
 })
