@@ -93,7 +93,10 @@ describe("LocalBlobStore without HTTP", () => {
           )
         const put = { token: ticket.token, contentType: "audio/mpeg", contentLength: 2 }
         const refused = yield* Effect.exit(
-          receiver.receive({ ...put, body: Stream.make(new Uint8Array([1, 2])) }, Effect.fail("ended" as const))
+          receiver.receive(
+            { ...put, body: Stream.make(new Uint8Array([1, 2])) },
+            Effect.fail("ended" as const)
+          )
         )
         expect(refused).toEqual(Exit.fail("ended"))
         expect(yield* store.stat("a/b")).toEqual(Option.none())

@@ -112,11 +112,10 @@ const parseUploadPath = (path: string) => Schema.decodeUnknownOption(UploadPathP
 /** A signed PUT of an upload that no longer waits for its bytes (`refusal` names why). */
 const ended = (id: string, refusal: "completed" | "transcribed" | "expired" | "removed") =>
   refusal === "completed" || refusal === "transcribed"
-    ? Errors.apiError(
-        "conflict",
-        `upload ${id} was already ${refusal}: its URL takes no more bytes`,
-        { upload_id: id, refusal }
-      )
+    ? Errors.apiError("conflict", `upload ${id} was already ${refusal}: its URL takes no more bytes`, {
+        upload_id: id,
+        refusal
+      })
     : Errors.apiError("gone", `upload ${id} has ended (${refusal}): its URL takes no more bytes`, {
         upload_id: id,
         refusal

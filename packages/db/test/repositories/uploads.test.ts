@@ -125,7 +125,10 @@ describeEachDatabase(
           const finished = yield* jobs.insert(job(owner.id))
           const done = upload(owner.id, { status: "consumed", jobId: finished.id, putClosesAt: closes })
           // Expired unconsumed, but a PUT started before the expiry may still be arriving.
-          const late = upload(owner.id, { expiresAt: DateTime.subtract(now, { minutes: 5 }), putClosesAt: closes })
+          const late = upload(owner.id, {
+            expiresAt: DateTime.subtract(now, { minutes: 5 }),
+            putClosesAt: closes
+          })
           for (const u of [done, late]) yield* uploads.insert(u)
           const mine = (when: DateTime.Utc) =>
             Effect.map(uploads.sweepable(when, 1000), (rows) =>
