@@ -68,8 +68,11 @@ export class Access extends Context.Tag("@verbatim/core/Access")<
   {
     /** The account of an active key; `invalid_api_key` for a missing, malformed, unknown or revoked one. */
     readonly authenticate: (bearer: string | undefined) => Fails<Account>
-    /** Takes one request from the account's bucket (all its keys share it). */
-    readonly takeRequest: (account: Account) => Effect.Effect<RateVerdict>
+    /**
+     * Takes `requests` (default 1: a REST request; an MCP POST takes one per JSON-RPC request it
+     * carries) at once from the account's bucket (all its keys share it); `admitted` answers it.
+     */
+    readonly takeRequest: (account: Account, requests?: number) => Effect.Effect<RateVerdict>
   }
 >() {}
 
