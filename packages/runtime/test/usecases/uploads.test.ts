@@ -9,12 +9,15 @@ import {
   AccountAdmin,
   BlobStore,
   defaultUploadPace,
+  Jobs,
   MediaUploads,
   putTimeMillis,
-  SignedPutReceiver
+  SignedPutReceiver,
+  Uploads
 } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
-import { Duration, Effect, Fiber, Option, Stream, TestClock } from "effect"
+import { DateTime, Duration, Effect, Fiber, Option, Stream, TestClock } from "effect"
+import { testJob } from "../../src/index.js"
 import { useCasesLayer } from "./support.js"
 
 const bytes = new Uint8Array(1_000).fill(7)
@@ -161,5 +164,31 @@ layer(useCasesLayer(), { timeout: "60 seconds" })("MediaUploads", (it) => {
       })
       expect(yield* stored(created.path)).toBe(false)
     })
+  )
+
+  it.effect(
+    "a file stored again for an ended upload (a late S3 PUT) is swept once the PUT window closes, whatever its marks",
+    () =>
+      Effect.gen(function* () {
+        const { account, uploads, created, put } = yield* arrange
+        yield* put(bytes).pipe(Effect.orDie)
+        yield* uploads.complete(account, created.upload_id)
+        // Consumed by a job that has ended.
+        const job = yield* testJob({ accountId: account.id })
+        const jobs = yield* Jobs
+        yield* jobs.insert({ ...job, status: "failed", error: "ended" })
+        const records = yield* Uploads
+        expect(yield* records.consume(created.upload_id, job.id, yield* DateTime.now)).toBe(true)
+        yield* uploads.sweep
+        expect(yield* stored(created.path)).toBe(false)
+        // The store takes the URL again, as a presigned S3 URL does until it expires (core is not asked).
+        yield* put(bytes).pipe(Effect.orDie)
+        yield* uploads.sweep
+        expect(yield* stored(created.path)).toBe(true)
+        // Once no PUT can land any more (the hour of the URL and the PUT time of its size), it goes.
+        yield* TestClock.adjust(Duration.minutes(61))
+        yield* uploads.sweep
+        expect(yield* stored(created.path)).toBe(false)
+      })
   )
 })
