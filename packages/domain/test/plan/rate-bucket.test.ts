@@ -37,10 +37,16 @@ const run = (p: Plan, t0: number, gs: ReadonlyArray<number>) => {
 }
 
 /** Takes of several requests at once (an MCP POST of several JSON-RPC requests), with gaps. */
-const takes = fc.array(fc.tuple(gaps.map((g) => g[0] ?? 0), fc.integer({ min: 1, max: 120 })), {
-  minLength: 1,
-  maxLength: 200
-})
+const takes = fc.array(
+  fc.tuple(
+    gaps.map((g) => g[0] ?? 0),
+    fc.integer({ min: 1, max: 120 })
+  ),
+  {
+    minLength: 1,
+    maxLength: 200
+  }
+)
 
 describe("takes of several requests at once", () => {
   it("count each request: never more than burst + rate × elapsed requests in any window, all or none", () => {
@@ -55,7 +61,8 @@ describe("takes of several requests at once", () => {
           const decision = take(bucket, limit, now, requests)
           // All or none: a refused take leaves the bucket as refilled, an allowed one takes them all.
           const before = refill(bucket, limit, now).milliTokens
-          if (decision.bucket.milliTokens !== (decision.allowed ? before - requests * 1000 : before)) return false
+          if (decision.bucket.milliTokens !== (decision.allowed ? before - requests * 1000 : before))
+            return false
           if (requests > limit.burst && decision.allowed) return false
           bucket = decision.bucket
           events.push({ at: now, requests, decision })
@@ -85,7 +92,10 @@ describe("takes of several requests at once", () => {
           now += gap
           const requests = Math.min(wanted, limit.burst)
           const decision = take(bucket, limit, now, requests)
-          if (!decision.allowed && !take(decision.bucket, limit, now + decision.retryAfterSeconds * 1000, requests).allowed)
+          if (
+            !decision.allowed &&
+            !take(decision.bucket, limit, now + decision.retryAfterSeconds * 1000, requests).allowed
+          )
             return false
           bucket = decision.bucket
         }
