@@ -26,6 +26,8 @@
 import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   bearerKey,
+  bodyTimedOut,
+  bodyTimeoutMs,
   errorResponse,
   maxBodyBytes,
   mcpChallenge,
@@ -42,7 +44,7 @@ import {
   ServiceUrl
 } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
-import { Effect, Either, type Layer, Option } from "effect"
+import { Duration, Effect, Either, type Layer, Option } from "effect"
 import { AccountOperations, inProcess, type UseCases } from "./operations.js"
 
 /** The most JSON-RPC messages one POST may carry (MCP 2025-06-18 sends one; older clients batch). */
@@ -136,7 +138,8 @@ const bodyOf = (request: HttpServerRequest.HttpServerRequest) =>
   HttpIncomingMessage.withMaxBodySize(request.arrayBuffer, Option.some(maxBodyBytes)).pipe(
     Effect.mapError(() =>
       Errors.apiError("invalid_request", `the request body could not be read (at most ${maxBodyBytes} bytes)`)
-    )
+    ),
+    Effect.timeoutFail({ duration: Duration.millis(bodyTimeoutMs), onTimeout: () => bodyTimedOut })
   )
 
 /** The request as a Web `Request` with its body. */
