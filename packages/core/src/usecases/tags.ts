@@ -147,7 +147,10 @@ export class MediaUploads extends Context.Tag("@verbatim/core/MediaUploads")<
   {
     readonly create: (account: Account, request: Api.UploadCreateRequest) => Fails<Api.UploadCreateResponse>
     readonly complete: (account: Account, id: Ids.UploadId) => Fails<Api.UploadCompleteResponse>
-    /** Receives the bytes of a signed PUT, where this server serves its store's URLs (404 elsewhere). */
+    /**
+     * Receives the bytes of a signed PUT, where this server serves its store's URLs (404 elsewhere),
+     * only while its upload waits for them (409, 410 otherwise) and within its size's time (408).
+     */
     readonly receive: <E>(put: SignedPut<E>) => Fails<void>
     /** Removes files nobody needs any more; how many. */
     readonly sweep: Effect.Effect<number, PersistenceError>

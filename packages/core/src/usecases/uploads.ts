@@ -110,7 +110,7 @@ const UploadPathParts = Schema.Tuple(Schema.Literal("uploads"), Ids.AccountId, I
 const parseUploadPath = (path: string) => Schema.decodeUnknownOption(UploadPathParts)(path.split("/"))
 
 /** A signed PUT of an upload that no longer waits for its bytes (`refusal` names why). */
-const ended = (id: string, refusal: "completed" | "transcribed" | "expired" | "removed") =>
+const ended = (id: string, refusal: "completed" | "transcribed" | "removed") =>
   refusal === "completed" || refusal === "transcribed"
     ? Errors.apiError("conflict", `upload ${id} was already ${refusal}: its URL takes no more bytes`, {
         upload_id: id,
