@@ -13,15 +13,17 @@
  *   `rate_limit_exceeded` with `Retry-After` and the API's error body, and nothing of it runs; every
  *   answer carries the RateLimit headers. Notifications and responses are answered 202 without
  *   running anything, and take nothing; a body that is not JSON is the transport's parse error,
- *   without running it; any other message counts as a request. A POST carries at most `maxMessagesPerPost` messages (400
- *   `invalid_request` above), and its answer is at most `maxAnswerBytes`: a longer one is replaced by
- *   a JSON-RPC error for each request, telling to ask for less.
+ *   without running it; any other message counts as a request. A POST carries at most
+ *   `maxMessagesPerPost` messages (400 `invalid_request` above), and its answer is at most
+ *   `maxAnswerBytes`: a longer one is replaced by a JSON-RPC error for each request, telling to ask
+ *   for less.
  * - Stateless: each POST gets a fresh server and transport for the authenticated account (the SDK's
  *   Web-standard transport, JSON responses), so any server of a fleet can answer any request and
  *   nothing is held between requests. GET (a server-to-client event stream) and DELETE (ending a
  *   session) answer 405, which clients take as "not offered".
- * - The body is read here, at most `maxBodyBytes`, and handed to the transport as it came: the
- *   API's JSON body policy does not apply to this path (`isMcpRequest` in `@verbatim/api`).
+ * - The body is read here, at most `maxBodyBytes` within `bodyTimeoutMs`, and handed to the
+ *   transport as it came: the API's JSON body policy does not apply to this path (`isMcpRequest` in
+ *   `@verbatim/api`).
  */
 import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
