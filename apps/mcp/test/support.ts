@@ -84,10 +84,25 @@ const connected = (transport: Transport) =>
   )
 
 /** A client over Streamable HTTP at the server's MCP path, sending the key as a Bearer token. */
-export const httpClient = (baseUrl: string, key: string) =>
+/**
+ * A fetch that waits out a 429 (its Retry-After, at most 5 times), as a client pacing itself to its
+ * plan's rate limit does: every JSON-RPC request counts, so a free account (1 a second) cannot even
+ * connect and call at once.
+ */
+const patientFetch: typeof fetch = async (input, init) => {
+  for (let attempt = 0; ; attempt++) {
+    const response = await fetch(input, init)
+    if (response.status !== 429 || attempt >= 5) return response
+    const seconds = Number(response.headers.get("retry-after") ?? "1")
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
+  }
+}
+
+export const httpClient = (baseUrl: string, key: string, options: { readonly patient?: boolean } = {}) =>
   connected(
     new StreamableHTTPClientTransport(new URL(`${baseUrl}${mcpPath}`), {
-      requestInit: { headers: { authorization: `Bearer ${key}` } }
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+      ...(options.patient === true ? { fetch: patientFetch } : {})
     })
   )
 

@@ -14,9 +14,14 @@ import { makeNodeServer } from "./node-server.js"
  * The HTTP server of the settings, logging its address once listening: the API and the MCP server
  * over Streamable HTTP at /api/v2/gpt/mcp (`@verbatim/mcp-tools`).
  */
-export const httpFor = (settings: Pick<ServerSettings, "port" | "host">) =>
+export const httpFor = (settings: Pick<ServerSettings, "port" | "host" | "uploadPace">) =>
   HttpLive.pipe(
     Layer.provide(McpHttpLive),
     HttpServer.withLogAddress,
-    Layer.provide(NodeHttpServer.layer(makeNodeServer, { port: settings.port, host: settings.host }))
+    Layer.provide(
+      NodeHttpServer.layer(() => makeNodeServer({ uploadPace: settings.uploadPace }), {
+        port: settings.port,
+        host: settings.host
+      })
+    )
   )

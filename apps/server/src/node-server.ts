@@ -2,11 +2,18 @@
  * The node HTTP server Verbatim listens with. Requests node refuses before the app sees them would
  * get a bare status with no body; here they get the API's error body with the standard status, so
  * every answer of the service is `{error, message, details}`: a head over node's 16 KiB limit is 431
- * `request_header_too_large`, a head that does not arrive within node's `headersTimeout` is 408
- * `request_timeout`, a malformed request is 400 `invalid_request`.
+ * `request_header_too_large`, a head that does not arrive within node's `headersTimeout` (or a
+ * request not whole within its `requestTimeout`) is 408 `request_timeout`, a malformed request is
+ * 400 `invalid_request`.
+ *
+ * Node's `requestTimeout` (300 s by default) would end every signed PUT after five minutes, whatever
+ * its size: it is set to the longest PUT the upload pace allows (the largest upload at the minimum
+ * rate) plus the head's time, so that the PUT's own bound (`MediaUploads.receive`, derived from its
+ * signed size) always answers first, with its own 408.
  */
 import { createServer, type Server, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
+import { defaultUploadPace, longestPutMillis, type UploadPaceSettings } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
 
 const reply = (
@@ -25,15 +32,26 @@ const reply = (
 /** The largest request head node accepts (its `maxHeaderSize`). */
 export const maxHeadBytes = 16 * 1024
 
+/** Node's default `headersTimeout`. */
+export const defaultHeadersTimeoutMs = 60_000
+
 export interface NodeServerOptions {
   /** How long a request head may take to arrive (node's `headersTimeout`; default 60 s). */
   readonly headersTimeoutMs?: number | undefined
   /** How often node checks for heads past their time (default 30 s; tests shorten it). */
   readonly checkEveryMs?: number | undefined
+  /** The pace signed PUTs are held to (default core's `defaultUploadPace`): node's `requestTimeout` follows it. */
+  readonly uploadPace?: UploadPaceSettings | undefined
 }
+
+/** Node's `requestTimeout`: the longest signed PUT, plus the time its head may take. */
+export const requestTimeoutMs = (options: NodeServerOptions = {}): number =>
+  longestPutMillis(options.uploadPace ?? defaultUploadPace) +
+  (options.headersTimeoutMs ?? defaultHeadersTimeoutMs)
 
 export const makeNodeServer = (options: NodeServerOptions = {}): Server => {
   const server = createServer({
+    requestTimeout: requestTimeoutMs(options),
     ...(options.headersTimeoutMs === undefined ? {} : { headersTimeout: options.headersTimeoutMs }),
     ...(options.checkEveryMs === undefined ? {} : { connectionsCheckingInterval: options.checkEveryMs })
   })
@@ -50,7 +68,11 @@ export const makeNodeServer = (options: NodeServerOptions = {}): Server => {
         { max_head_bytes: maxHeadBytes }
       )
     } else if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
-      reply(socket, "request_timeout", "The request head did not arrive in time")
+      reply(
+        socket,
+        "request_timeout",
+        "The request did not arrive in time: its head within the server's head timeout, or the whole request within its request timeout"
+      )
     } else {
       reply(socket, "invalid_request", "The request is not valid HTTP")
     }

@@ -483,6 +483,10 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
             expect((yield* server.post(api(`/uploads/${upload.upload_id}/complete`), { key })).status).toBe(
               200
             )
+            // Completed: the signed URL takes no more bytes.
+            const replaced = yield* put(upload.signed_url, welcomeWav, "audio/wav")
+            expect(replaced.status).toBe(409)
+            expect(replaced.json).toMatchObject({ error: "conflict", details: { refusal: "completed" } })
 
             const body = yield* started(
               yield* transcribe(server, key, { upload_id: upload.upload_id, webhook_url: hook.url })
@@ -503,6 +507,12 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
                 )
               )
             )
+            // Ended and swept: the same URL answers 409 and writes nothing (issue 23, reproduction 4).
+            const again = yield* put(upload.signed_url, welcomeWav, "audio/wav")
+            expect(again.status).toBe(409)
+            expect(again.json).toMatchObject({ error: "conflict", details: { refusal: "transcribed" } })
+            const blobs = yield* BlobStore
+            expect(yield* blobs.stat(upload.path)).toEqual(Option.none())
             // Consumed: complete and transcribe answer 409.
             expectError(
               yield* server.post(api(`/uploads/${upload.upload_id}/complete`), { key }),

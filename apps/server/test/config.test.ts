@@ -96,9 +96,23 @@ describe("ServerConfig", () => {
     [{ VERBATIM_YOUTUBE_CACHE_SIZE: "many" }, "VERBATIM_YOUTUBE_CACHE_SIZE"],
     [{ VERBATIM_WORKER: "sometimes" }, "VERBATIM_WORKER"],
     [{ VERBATIM_JOB_LEASE_MS: "0" }, "VERBATIM_JOB_LEASE_MS"],
-    [{ VERBATIM_WEBHOOK_SCHEDULE: "0,soon" }, "VERBATIM_WEBHOOK_SCHEDULE"]
+    [{ VERBATIM_WEBHOOK_SCHEDULE: "0,soon" }, "VERBATIM_WEBHOOK_SCHEDULE"],
+    [{ VERBATIM_UPLOAD_MIN_BYTES_PER_SECOND: "0" }, "VERBATIM_UPLOAD_MIN_BYTES_PER_SECOND"],
+    [{ VERBATIM_UPLOAD_PUT_FLOOR_MS: "soon" }, "VERBATIM_UPLOAD_PUT_FLOOR_MS"]
   ])("a bad work or platform setting names its variable: %j", (env, variable) => {
     expect(failure(env)).toContain(variable)
+  })
+
+  it("reads the upload pace, 512 KiB/s and a minute by default", () => {
+    expect(Either.getOrThrow(read({})).uploadPace).toEqual({
+      minBytesPerSecond: 524_288,
+      floorMillis: 60_000
+    })
+    expect(
+      Either.getOrThrow(
+        read({ VERBATIM_UPLOAD_MIN_BYTES_PER_SECOND: "1000", VERBATIM_UPLOAD_PUT_FLOOR_MS: "5" })
+      ).uploadPace
+    ).toEqual({ minBytesPerSecond: 1_000, floorMillis: 5 })
   })
 })
 

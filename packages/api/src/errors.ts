@@ -64,6 +64,7 @@ export const Forbidden = errorSchemaFor(403, "ForbiddenError")
 export const NotFound = errorSchemaFor(404, "NotFoundError")
 export const RequestTimeout = errorSchemaFor(408, "RequestTimeoutError")
 export const Conflict = errorSchemaFor(409, "ConflictError")
+export const Gone = errorSchemaFor(410, "GoneError")
 export const PayloadTooLarge = errorSchemaFor(413, "PayloadTooLargeError")
 export const TooManyRequests = errorSchemaFor(429, "TooManyRequestsError")
 export const HeaderFieldsTooLarge = errorSchemaFor(431, "HeaderFieldsTooLargeError")
@@ -79,6 +80,7 @@ export const errorSchemas = {
   404: NotFound,
   408: RequestTimeout,
   409: Conflict,
+  410: Gone,
   413: PayloadTooLarge,
   429: TooManyRequests,
   431: HeaderFieldsTooLarge,

@@ -17,7 +17,7 @@ import {
   HttpServerResponse,
   OpenApi
 } from "@effect/platform"
-import { Access, type Account, CurrentAccount, type RateVerdict, rateLimitRefusal } from "@verbatim/core"
+import { Access, type Account, admitted, CurrentAccount, type RateVerdict } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
 import { Effect, Layer, Schema } from "effect"
 import { InternalError, TooManyRequests, Unauthorized } from "./errors.js"
@@ -85,7 +85,7 @@ export const authorize = (
     )
     const verdict = yield* access.takeRequest(account)
     yield* addHeaders(rateLimitHeaders(verdict))
-    if (!verdict.allowed) return yield* rateLimitRefusal(verdict)
+    yield* admitted(verdict)
     return account
   })
 

@@ -11,7 +11,7 @@
  *   full) is answered the same way: the work queue is infrastructure that comes back.
  * - Any other store failure is logged with its cause and answered `internal_error`, without
  *   telling the caller anything about the store.
- * - A request refused by the rate limit is `rate_limit_exceeded` with the seconds to wait.
+ * - A request refused by the rate limit is `rate_limit_exceeded` with the seconds to wait (`admitted`).
  * - A schema rejection is `Errors.invalidRequest` / `Errors.rejection` of the domain (one issue per
  *   field in `details.issues`).
  */
@@ -90,3 +90,21 @@ export const rateLimitRefusal = (verdict: RateVerdict): Errors.ApiError =>
     retry_after_seconds: verdict.retryAfterSeconds,
     limit: verdict.limit
   })
+
+/**
+ * How every entry point answers the rate limit's verdict on `requests` taken at once (`Access.takeRequest`):
+ * allowed passes; refused is `rate_limit_exceeded` (429); more requests at once than the account's
+ * bucket holds can never pass, so it is `invalid_request` (400) saying how many it may send.
+ */
+export const admitted = (verdict: RateVerdict, requests = 1): Effect.Effect<void, Errors.ApiError> =>
+  verdict.allowed
+    ? Effect.void
+    : requests > verdict.limit
+      ? Effect.fail(
+          Errors.apiError(
+            "invalid_request",
+            `${requests} requests at once: the account's rate limit takes at most ${verdict.limit} at once`,
+            { requests, limit: verdict.limit }
+          )
+        )
+      : Effect.fail(rateLimitRefusal(verdict))

@@ -2,13 +2,16 @@
  * The boundary policy every entry point shares (`answer`): an unavailable database and a work queue
  * that cannot be reached are 503 `service_unavailable` with `retry_after_seconds` (HTTP sends it as
  * `Retry-After`); any other store failure is 500 `internal_error`; an `ApiError` passes as it is.
+ * The rate limit's verdict on several requests at once (`admitted`), and a signed PUT's time
+ * (`putTimeMillis`).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Errors } from "@verbatim/domain"
-import { Effect } from "effect"
-import { answer, unavailableRetryAfterSeconds } from "../src/boundary.js"
+import { Errors, Plan } from "@verbatim/domain"
+import { Effect, FastCheck as fc } from "effect"
+import { admitted, answer, unavailableRetryAfterSeconds } from "../src/boundary.js"
 import { PersistenceError } from "../src/errors.js"
 import { QueueError } from "../src/ports/work-queue.js"
+import { longestPutMillis, putTimeMillis } from "../src/usecases/uploads.js"
 
 const answered = (failure: Errors.ApiError | PersistenceError | QueueError) =>
   Effect.flip(answer(Effect.fail(failure)))
@@ -50,4 +53,44 @@ describe("answer", () => {
       expect(yield* answered(refusal)).toBe(refusal)
     })
   )
+})
+
+describe("admitted", () => {
+  const verdict = { limit: 2, remaining: 0, resetSeconds: 2, retryAfterSeconds: 1 }
+  it.effect(
+    "passes an allowed verdict; refused is 429 with the wait, more than the bucket holds is 400",
+    () =>
+      Effect.gen(function* () {
+        yield* admitted({ ...verdict, allowed: true }, 2)
+        expect(yield* Effect.flip(admitted({ ...verdict, allowed: false }, 2))).toMatchObject({
+          code: "rate_limit_exceeded",
+          details: { retry_after_seconds: 1, limit: 2 }
+        })
+        expect(yield* Effect.flip(admitted({ ...verdict, allowed: false }, 3))).toMatchObject({
+          code: "invalid_request",
+          details: { requests: 3, limit: 2 }
+        })
+      })
+  )
+})
+
+describe("putTimeMillis", () => {
+  const pace = fc.record({
+    minBytesPerSecond: fc.integer({ min: 1, max: 1 << 24 }),
+    floorMillis: fc.integer({ min: 1, max: 600_000 })
+  })
+  const size = fc.integer({ min: 0, max: Plan.maxUploadSizeBytes })
+  it("is the size at the minimum rate, never under the floor, and grows with the size", () =>
+    fc.assert(
+      fc.property(pace, size, size, (p, a, b) => {
+        const t = putTimeMillis(p, a)
+        return (
+          t >= p.floorMillis &&
+          t * p.minBytesPerSecond >= a * 1000 &&
+          (t === p.floorMillis || (t - 1) * p.minBytesPerSecond < a * 1000) &&
+          (a <= b ? t <= putTimeMillis(p, b) : t >= putTimeMillis(p, b)) &&
+          t <= longestPutMillis(p)
+        )
+      })
+    ))
 })

@@ -3,10 +3,11 @@
  * the use case of the REST endpoint it mirrors, failing with the API's `ApiError` (code, message,
  * details). Two implementations, so the tools are written once:
  *
- * - `inProcess`: the core use cases of this process. Each call is authorized as a REST request is
- *   (the account behind the key, then one request from the account's rate limit: 429
- *   `rate_limit_exceeded` when refused) and answered through core's boundary policy (`answer`: store
- *   and queue failures logged and answered `internal_error`). Credits are the use cases' own; the
+ * - `inProcess`: the core use cases of this process. Each call is authorized by the effect it is
+ *   given (over Streamable HTTP the POST's account, its JSON-RPC requests already taken from the
+ *   rate limit; on stdio `inProcessByKey`: the account behind the key, then one request from its rate
+ *   limit per call, 429 `rate_limit_exceeded` when refused) and answered through core's boundary
+ *   policy (`answer`: store and queue failures logged and answered `internal_error`). Credits are the use cases' own; the
  *   idempotent ones run through core's `Idempotency` under the REST endpoint's name, with the
  *   request encoded as the REST handler encodes it, so a key means the same on both entry points.
  * - `overHttp`: the REST API of a running server, through the typed client of `@verbatim/api`; the
@@ -18,6 +19,7 @@ import { idempotencyHeaders, makeClient } from "@verbatim/api"
 import {
   Access,
   type Account,
+  admitted,
   answer,
   Balance,
   BatchWork,
@@ -27,7 +29,6 @@ import {
   idempotentEndpoints,
   JobQueries,
   type PersistenceError,
-  rateLimitRefusal,
   StoredTranscripts,
   Themes,
   Transcribe,
@@ -103,14 +104,12 @@ export type UseCases =
 
 /**
  * The operations on this process's use cases, for the account `authorize` gives (evaluated on
- * every call, so a revoked key stops working at once), each call taking one request from the
- * account's rate limit.
+ * every call, so a revoked key stops working at once; `takingRequests` adds the rate limit).
  */
 export const inProcess = (
   authorize: Effect.Effect<Account, Errors.ApiError>
 ): Effect.Effect<Operations, never, UseCases> =>
   Effect.gen(function* () {
-    const access = yield* Access
     const transcribe = yield* Transcribe
     const jobs = yield* JobQueries
     const stored = yield* StoredTranscripts
@@ -121,12 +120,7 @@ export const inProcess = (
     const themes = yield* Themes
     const translations = yield* Translate
 
-    const authorized = Effect.gen(function* () {
-      const account = yield* authorize
-      const verdict = yield* access.takeRequest(account)
-      if (!verdict.allowed) return yield* rateLimitRefusal(verdict)
-      return account
-    })
+    const authorized = authorize
 
     const run = <A>(
       operation: string,
@@ -215,9 +209,21 @@ export const inProcess = (
 export const byApiKey = (key: Redacted.Redacted): Effect.Effect<Account, Errors.ApiError, Access> =>
   Effect.flatMap(Access, (access) => answer(access.authenticate(Redacted.value(key))))
 
-/** `inProcess` for the account of an API key, authenticated again on every call. */
+/** The account `authorize` gives, one request taken from its rate limit as a REST request takes it. */
+export const takingRequests = (
+  authorize: Effect.Effect<Account, Errors.ApiError, Access>
+): Effect.Effect<Account, Errors.ApiError, Access> =>
+  Effect.gen(function* () {
+    const account = yield* authorize
+    yield* admitted(yield* Effect.flatMap(Access, (access) => access.takeRequest(account)))
+    return account
+  })
+
+/** `inProcess` for the account of an API key, authenticated again on every call, each call one request. */
 export const inProcessByKey = (key: Redacted.Redacted): Effect.Effect<Operations, never, UseCases> =>
-  Effect.flatMap(Effect.context<Access>(), (context) => inProcess(Effect.provide(byApiKey(key), context)))
+  Effect.flatMap(Effect.context<Access>(), (context) =>
+    inProcess(Effect.provide(takingRequests(byApiKey(key)), context))
+  )
 
 export interface RemoteOptions {
   /** The server's origin, e.g. `http://127.0.0.1:3000` (paths start with `/api/v2`). */

@@ -134,13 +134,18 @@ describe.skipIf(url === undefined)("RedisRateLimiter", () => {
   })
 
   it(
-    "gives the same verdicts as the in-memory limiter for any sequence of takes",
+    "gives the same verdicts as the in-memory limiter for any sequence of takes, of one request or several",
     () =>
       fc.assert(
         fc.asyncProperty(
           Arbitrary.make(Plan.Plan),
           fc.array(
-            fc.record({ gapMs: fc.integer({ min: 0, max: 1500 }), takes: fc.integer({ min: 1, max: 8 }) }),
+            fc.record({
+              gapMs: fc.integer({ min: 0, max: 1500 }),
+              takes: fc.integer({ min: 1, max: 8 }),
+              // Several requests at once (an MCP POST), more than a free bucket holds too.
+              requests: fc.integer({ min: 1, max: 6 })
+            }),
             {
               minLength: 1,
               maxLength: 30
@@ -156,8 +161,8 @@ describe.skipIf(url === undefined)("RedisRateLimiter", () => {
                   for (const step of script) {
                     yield* TestClock.adjust(Duration.millis(step.gapMs))
                     for (let i = 0; i < step.takes; i++) {
-                      const expected = yield* memory.take("k", limit)
-                      const actual = yield* redis.take("k", limit)
+                      const expected = yield* memory.take("k", limit, step.requests)
+                      const actual = yield* redis.take("k", limit, step.requests)
                       expect(actual).toEqual(expected)
                     }
                   }

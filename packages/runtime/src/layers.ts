@@ -19,6 +19,7 @@ import {
   AccountAdminLive,
   type AddressResolver,
   type BlobStore,
+  defaultUploadPace,
   type JobHandler,
   JobHandlers,
   type JobKind,
@@ -37,6 +38,7 @@ import {
   type ThemesSettings,
   type Translator,
   testWorkHandler,
+  UploadPace,
   type Uploads,
   UseCasesLive,
   type VideoPlatform,
@@ -143,6 +145,7 @@ export const infrastructureFor = (settings: InfrastructureSettings, serverUrl = 
       ServiceUrl,
       Option.getOrElse(settings.publicUrl, () => serverUrl)
     ),
+    Layer.succeed(UploadPace, settings.uploadPace ?? defaultUploadPace),
     ThemesFromConfig
   )
 

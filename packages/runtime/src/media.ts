@@ -143,14 +143,13 @@ const localKey = (root: string) =>
   })
 
 /** With S3 the client PUTs to the bucket: this server's own PUT route refuses every token. */
+const inS3 = new PutRejected({
+  refusal: "bad_signature",
+  reason: "this server keeps uploads in S3: PUT the bytes to the signed_url that POST /uploads gave"
+})
 const notReceiving = Layer.succeed(SignedPutReceiver, {
-  receive: () =>
-    Effect.fail(
-      new PutRejected({
-        refusal: "bad_signature",
-        reason: "this server keeps uploads in S3: PUT the bytes to the signed_url that POST /uploads gave"
-      })
-    )
+  claims: () => Effect.fail(inS3),
+  receive: () => Effect.fail(inS3)
 })
 
 /** Where the local store's signed PUTs go on this server. */

@@ -29,7 +29,7 @@
  * | VERBATIM_LOG_LEVEL | info | the least severe log level written: trace, debug, info, warning, error, fatal or none |
  * | VERBATIM_LOG_FORMAT | json when stdout is not a terminal, else pretty | `json`: one JSON object per line; `pretty`: one readable line |
  */
-import { webhookAllowedHostsConfig } from "@verbatim/core"
+import { type UploadPaceSettings, uploadPaceConfig, webhookAllowedHostsConfig } from "@verbatim/core"
 import { DatabaseConfig, type DatabaseSettings } from "@verbatim/db"
 import { demoCataloguePath } from "@verbatim/demo-platform"
 import { Webhook } from "@verbatim/domain"
@@ -94,6 +94,8 @@ export interface InfrastructureSettings {
   readonly storage: StorageSettings
   /** VERBATIM_PUBLIC_URL: where clients reach this service; unset: the server's own address. */
   readonly publicUrl: Option.Option<string>
+  /** How long a signed PUT may take by its size (absent: core's `defaultUploadPace`). */
+  readonly uploadPace?: UploadPaceSettings
 }
 
 const positive = (name: string, fallback: number) =>
@@ -141,7 +143,8 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
   speech: SpeechEngineConfig,
   translation: TranslationEngineConfig,
   publicUrl: PublicUrlConfig,
-  storage: StorageConfig
+  storage: StorageConfig,
+  uploadPace: uploadPaceConfig
 }).pipe(
   Config.map(
     ({
@@ -156,12 +159,14 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
       translation,
       publicUrl,
       storage,
+      uploadPace,
       ...work
     }) => ({
       speech,
       translation,
       publicUrl,
       storage,
+      uploadPace,
       database,
       platform,
       demoCatalogue,

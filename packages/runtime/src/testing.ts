@@ -12,6 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import {
   AddressResolver,
+  defaultUploadPace,
   type JobRecord,
   jobDefaults,
   ResolveFailed,
@@ -23,6 +24,8 @@ import {
   type ThemesEngine,
   type ThemesSettings,
   type Translator,
+  UploadPace,
+  type UploadPaceSettings,
   type VideoPlatform,
   WebhookAllowList
 } from "@verbatim/core"
@@ -97,6 +100,8 @@ export interface TestInfrastructureOptions {
   readonly publicUrl?: string | undefined
   /** The themes engine and settings (default: the local engine, `testThemes()`). */
   readonly themes?: Layer.Layer<ThemesEngine | ThemesSettings, unknown> | undefined
+  /** The pace signed PUTs are held to (default: core's `defaultUploadPace`). */
+  readonly uploadPace?: UploadPaceSettings | undefined
 }
 
 /** Upload storage in a fresh temporary folder, with a random signing key. */
@@ -145,6 +150,7 @@ export const testInfrastructure = (options: TestInfrastructureOptions = {}) => {
     options.translator ?? noTranslator(`no translation engine in this test; ${translationHint}`),
     testStorage(options.publicUrl ?? "http://127.0.0.1:9"),
     Layer.succeed(ServiceUrl, options.publicUrl ?? "http://127.0.0.1:9"),
+    Layer.succeed(UploadPace, options.uploadPace ?? defaultUploadPace),
     options.themes ?? testThemes()
   )
 }

@@ -21,10 +21,11 @@
  * media type compared ignoring case, parameters not tolerated: see `./media-type.ts`), the
  * Content-Length when the request has one (`size`), then the body, counted as it streams: more
  * bytes than signed is refused at the chunk that crosses the size, fewer when the body ends
- * (`size`), and a body that fails (the client went away) is `incomplete`; the expiry is checked
- * again once the body has arrived (`expired`), so no blob lands after its expiry, when the uploads'
- * sweep may already have removed the upload it belonged to. Like a presigned S3 URL, a token may be
- * used again until it expires (each PUT replaces the blob with the same terms).
+ * (`size`), and a body that fails (the client went away) is `incomplete`. Like a presigned S3 URL,
+ * the expiry is checked when the PUT starts, and a token may be used again until it expires (each
+ * PUT replaces the blob with the same terms); the caller bounds how long a body may take and says,
+ * through `beforeCommit`, whether the bytes are still wanted once they have arrived (core's
+ * `MediaUploads.receive`: only while the upload waits for them).
  */
 import { randomUUID } from "node:crypto"
 import { FileSystem, Path } from "@effect/platform"
@@ -232,12 +233,18 @@ export const make = (
 
     const reject = (refusal: PutRejected["refusal"], reason: string) => new PutRejected({ refusal, reason })
 
-    const receive = <E>(put: SignedPut<E>): Effect.Effect<BlobInfo, PutRejected | BlobStoreError> =>
+    const claimsOf = (token: string): Effect.Effect<Token.PutClaims, PutRejected> =>
+      Either.match(Token.verify(key, token), {
+        onLeft: (why) => Effect.fail(reject("bad_signature", why)),
+        onRight: Effect.succeed
+      })
+
+    const receive = <E, G = never>(
+      put: SignedPut<E>,
+      beforeCommit: Effect.Effect<void, G> = Effect.void
+    ): Effect.Effect<BlobInfo, PutRejected | BlobStoreError | G> =>
       Effect.gen(function* () {
-        const claims = yield* Either.match(Token.verify(key, put.token), {
-          onLeft: (why) => Effect.fail(reject("bad_signature", why)),
-          onRight: Effect.succeed
-        })
+        const claims = yield* claimsOf(put.token)
         yield* Effect.annotateCurrentSpan({ path: claims.path, sizeBytes: claims.sizeBytes })
         const now = yield* Clock.currentTimeMillis
         if (now >= claims.expiresAtMillis) return yield* reject("expired", "the upload URL has expired")
@@ -289,10 +296,9 @@ export const make = (
                   `the body ended after ${received} of the ${claims.sizeBytes} bytes signed`
                 )
               yield* handle.sync.pipe(Effect.mapError(failure("cannot write the blob")))
-              if ((yield* Clock.currentTimeMillis) >= claims.expiresAtMillis)
-                return yield* reject("expired", "the upload URL expired before the body had arrived")
             })
           )
+          yield* beforeCommit
           // Commit: the sidecar first, then the bytes, without interruption in between.
           yield* Effect.uninterruptible(
             fs
@@ -311,8 +317,10 @@ export const make = (
           return { sizeBytes: claims.sizeBytes, contentType: claims.contentType } satisfies BlobInfo
         }).pipe(Effect.ensuring(cleanUp), Effect.annotateLogs({ path: claims.path }))
       }).pipe(
-        Effect.tapErrorTag("PutRejected", (rejected) =>
-          Effect.logInfo("signed upload refused", { refusal: rejected.refusal, reason: rejected.reason })
+        Effect.tapError((error) =>
+          error instanceof PutRejected
+            ? Effect.logInfo("signed upload refused", { refusal: error.refusal, reason: error.reason })
+            : Effect.void
         ),
         Effect.withSpan("LocalBlobStore.receive")
       )
@@ -326,7 +334,7 @@ export const make = (
         read,
         remove
       }),
-      receiver: SignedPutReceiver.of({ receive })
+      receiver: SignedPutReceiver.of({ claims: claimsOf, receive })
     }
   })
 

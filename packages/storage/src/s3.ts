@@ -17,8 +17,12 @@
  *   here. The URL expires at most one second before `expiresAt` (SigV4 times are whole seconds).
  *   Terms already expired are signed with a past date, so the URL is refused at once.
  * - Not enforced: single use (the URL works for any number of PUTs until it expires, each replacing
- *   the object with the same type and size), and the bytes themselves (the payload is
- *   `UNSIGNED-PAYLOAD`: the client chooses the content, as with the local store).
+ *   the object with the same type and size, also after its upload was completed or transcribed: a
+ *   presigned URL cannot be revoked), how long a PUT started before the expiry may take, and the
+ *   bytes themselves (the payload is `UNSIGNED-PAYLOAD`: the client chooses the content, as with the
+ *   local store). Core's uploads sweep deletes the object of an ended upload again once its last PUT
+ *   could have landed (`UploadRecord.putClosesAt`); a bucket lifecycle rule on `uploads/` is the
+ *   backstop for slower clients (README).
  *
  * The client computes request checksums only when an operation requires them
  * (`requestChecksumCalculation: "WHEN_REQUIRED"`): otherwise the SDK would presign a CRC32 of the

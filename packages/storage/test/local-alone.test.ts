@@ -78,23 +78,35 @@ describe("LocalBlobStore without HTTP", () => {
       })
   )
 
-  it.scoped("a body still arriving when the URL expires is refused as expired and leaves nothing", () =>
-    Effect.gen(function* () {
-      const { store, receiver, fs, root } = yield* isolated()
-      const expiresAt = DateTime.add(yield* DateTime.now, { minutes: 10 })
-      const ticket = yield* store.signPut("a/b", { contentType: "audio/mpeg", sizeBytes: 2, expiresAt })
-      // The first byte comes in time, the second once the URL has expired.
-      const late = Stream.concat(
-        Stream.make(new Uint8Array([1])),
-        Stream.fromEffect(TestClock.adjust(Duration.minutes(10)).pipe(Effect.as(new Uint8Array([2]))))
-      )
-      const exit = yield* Effect.exit(
-        receiver.receive({ token: ticket.token, contentType: "audio/mpeg", contentLength: 2, body: late })
-      )
-      expect(refusalOf(exit)).toBe("expired")
-      expect(yield* store.stat("a/b")).toEqual(Option.none())
-      expect(yield* fs.readDirectory(join(root, ".partial"))).toEqual([])
-    })
+  it.scoped(
+    "the expiry is checked when the PUT starts, as S3 does; a refusal before the commit keeps nothing",
+    () =>
+      Effect.gen(function* () {
+        const { store, receiver, fs, root } = yield* isolated()
+        const expiresAt = DateTime.add(yield* DateTime.now, { minutes: 10 })
+        const ticket = yield* store.signPut("a/b", { contentType: "audio/mpeg", sizeBytes: 2, expiresAt })
+        // The first byte comes in time, the second once the URL has expired: the PUT had started.
+        const late = () =>
+          Stream.concat(
+            Stream.make(new Uint8Array([1])),
+            Stream.fromEffect(TestClock.adjust(Duration.minutes(10)).pipe(Effect.as(new Uint8Array([2]))))
+          )
+        const put = { token: ticket.token, contentType: "audio/mpeg", contentLength: 2 }
+        const refused = yield* Effect.exit(
+          receiver.receive(
+            { ...put, body: Stream.make(new Uint8Array([1, 2])) },
+            Effect.fail("ended" as const)
+          )
+        )
+        expect(refused).toEqual(Exit.fail("ended"))
+        expect(yield* store.stat("a/b")).toEqual(Option.none())
+        expect(yield* fs.readDirectory(join(root, ".partial"))).toEqual([])
+        expect(yield* receiver.receive({ ...put, body: late() })).toEqual({
+          sizeBytes: 2,
+          contentType: "audio/mpeg"
+        })
+        expect(refusalOf(yield* Effect.exit(receiver.receive({ ...put, body: late() })))).toBe("expired")
+      })
   )
 
   it.scoped(

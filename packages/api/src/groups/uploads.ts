@@ -15,7 +15,7 @@ import {
 } from "@effect/platform"
 import { CurrentAccount, MediaUploads } from "@verbatim/core"
 import { Api, Ids } from "@verbatim/domain"
-import { Effect, Schema } from "effect"
+import { Effect, Schema, Stream } from "effect"
 import { apiId, basePath } from "../base.js"
 import { BadRequest, Conflict, errorResponse, NotFound, ServiceUnavailable } from "../errors.js"
 import { Authentication } from "../security.js"
@@ -74,6 +74,51 @@ export const signedPutPrefix = `${basePath}/uploads/files` as const
 export const isSignedPut = (method: string, url: string): boolean =>
   method === "PUT" && url.startsWith(`${signedPutPrefix}/`)
 
+/** The parts of a Node readable (the request's `source` on node) that reading it needs. */
+interface NodeReadable {
+  readonly on: (event: string, listener: (value: never) => void) => unknown
+  readonly off: (event: string, listener: (value: never) => void) => unknown
+  readonly pause: () => unknown
+  readonly resume: () => unknown
+}
+const isNodeReadable = (source: unknown): source is NodeReadable =>
+  typeof source === "object" &&
+  source !== null &&
+  ["on", "off", "pause", "resume"].every((name) => typeof Reflect.get(source, name) === "function")
+
+/**
+ * The body of a node request, read without destroying the request when the reader stops early (a
+ * refusal, the PUT's time bound): the platform's stream destroys it, which resets the connection
+ * before the answer is written. Paused while the reader is behind; the answer then closes the
+ * connection (`Connection: close`).
+ */
+const keptOpen = (source: NodeReadable): Stream.Stream<Uint8Array, unknown> =>
+  Stream.async<Uint8Array, unknown>((emit) => {
+    const onData = (chunk: Uint8Array) => {
+      source.pause()
+      void emit.single(chunk).then(() => source.resume())
+    }
+    const onEnd = () => void emit.end()
+    const onError = (error: unknown) => void emit.fail(error)
+    // After `end` this changes nothing; before it, the client went away.
+    const onClose = () => void emit.fail(new Error("the request closed before its body ended"))
+    const listeners = [
+      ["data", onData],
+      ["end", onEnd],
+      ["error", onError],
+      ["close", onClose]
+    ] as const
+    for (const [event, listener] of listeners) source.on(event, listener)
+    return Effect.sync(() => {
+      for (const [event, listener] of listeners) source.off(event, listener)
+      source.pause()
+    })
+  }, 4)
+
+/** The request's body: on node kept open when the reader stops early (`keptOpen`). */
+const bodyOf = (request: HttpServerRequest.HttpServerRequest): Stream.Stream<Uint8Array, unknown> =>
+  isNodeReadable(request.source) ? keptOpen(request.source) : request.stream
+
 const contentLength = (value: string | undefined): number | undefined => {
   if (value === undefined || !/^\d+$/.test(value)) return undefined
   return Number(value)
@@ -94,11 +139,14 @@ export const SignedPutRoute = HttpApiBuilder.Router.use((router) =>
             token,
             contentType: request.headers["content-type"],
             contentLength: contentLength(request.headers["content-length"]),
-            body: request.stream
+            body: bodyOf(request)
           })
         ).pipe(
           Effect.as(HttpServerResponse.unsafeJson({ status: "stored" })),
-          Effect.catchAll((error) => Effect.succeed(errorResponse(error)))
+          // The body may not have been read to its end: the connection cannot serve another request.
+          Effect.catchAll((error) =>
+            Effect.succeed(HttpServerResponse.setHeader(errorResponse(error), "connection", "close"))
+          )
         )
       })
     )

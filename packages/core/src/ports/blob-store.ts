@@ -81,13 +81,31 @@ export interface SignedPut<E> {
   readonly body: Stream.Stream<Uint8Array, E>
 }
 
+/** What a genuine signed PUT token binds. */
+export interface SignedPutClaims {
+  readonly path: string
+  readonly contentType: string
+  readonly sizeBytes: number
+  /** When the URL stops taking new PUTs (epoch milliseconds). */
+  readonly expiresAtMillis: number
+}
+
 /**
  * The receiving end of the local store's signed URLs, served by the API server. The object is
  * written under a temporary name and renamed into place only when every byte arrived and matched
  * the signed terms, so a reader never sees half a file.
  */
 export interface SignedPutReceiverService {
-  readonly receive: <E>(put: SignedPut<E>) => Effect.Effect<BlobInfo, PutRejected | BlobStoreError>
+  /** The claims of a genuine token (`bad_signature` otherwise); its expiry is not checked here. */
+  readonly claims: (token: string) => Effect.Effect<SignedPutClaims, PutRejected>
+  /**
+   * Receives the body: the expiry is checked when the PUT starts (as S3 does); `beforeCommit` runs
+   * once every byte has arrived, before the object is put in place, and its failure keeps nothing.
+   */
+  readonly receive: <E, G = never>(
+    put: SignedPut<E>,
+    beforeCommit?: Effect.Effect<void, G>
+  ) => Effect.Effect<BlobInfo, PutRejected | BlobStoreError | G>
 }
 
 export class SignedPutReceiver extends Context.Tag("@verbatim/core/SignedPutReceiver")<

@@ -20,6 +20,7 @@ export interface RateVerdict {
 export class RateLimiter extends Context.Tag("@verbatim/core/RateLimiter")<
   RateLimiter,
   {
-    readonly take: (key: string, limit: Plan.RateLimit) => Effect.Effect<RateVerdict>
+    /** Takes `requests` (default 1) at once from the bucket of `key`: all or none (`Plan.take`). */
+    readonly take: (key: string, limit: Plan.RateLimit, requests?: number) => Effect.Effect<RateVerdict>
   }
 >() {}

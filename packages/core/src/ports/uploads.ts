@@ -4,7 +4,8 @@
  * registered --complete (file found)--> uploaded --transcribe--> consumed (spec "Upload status").
  * Every move is a compare-and-set on the current status, so two requests cannot both consume one
  * upload. The file itself lives in the `BlobStore` at `path`; `fileRemovedAt` records when it was
- * deleted (after its job finished, or when the upload expired unused).
+ * deleted (after its job finished, or when the upload expired unused), `putClosesAt` the last moment
+ * a signed PUT could still store it.
  */
 import { Api, Ids } from "@verbatim/domain"
 import { Context, type DateTime, type Effect, type Option, Schema } from "effect"
@@ -30,7 +31,9 @@ export const UploadRecord = Schema.Struct({
   createdAt: Schema.DateTimeUtc,
   uploadedAt: Schema.NullOr(Schema.DateTimeUtc),
   consumedAt: Schema.NullOr(Schema.DateTimeUtc),
-  fileRemovedAt: Schema.NullOr(Schema.DateTimeUtc)
+  fileRemovedAt: Schema.NullOr(Schema.DateTimeUtc),
+  /** The last moment a signed PUT of the file could land: the URL's expiry plus its PUT time. */
+  putClosesAt: Schema.DateTimeUtc
 })
 export interface UploadRecord extends Schema.Schema.Type<typeof UploadRecord> {}
 
@@ -56,8 +59,9 @@ export class Uploads extends Context.Tag("@verbatim/core/Uploads")<
       at: DateTime.Utc
     ) => Effect.Effect<boolean, PersistenceError>
     /**
-     * Uploads whose file should go: unconsumed ones past their expiry, and consumed ones whose job
-     * has finished; at most `limit`, their files not yet removed.
+     * Uploads whose file should go, at most `limit`: unconsumed ones past their expiry and their PUT
+     * window, consumed ones whose job has finished (their files not yet removed), and any whose file
+     * was removed before its PUT window closed, once it has (a late PUT may have stored it again).
      */
     readonly sweepable: (
       now: DateTime.Utc,

@@ -70,7 +70,8 @@ export const AccessLive = Layer.effect(
             onSome: Effect.succeed
           })
         }),
-      takeRequest: (account) => limiter.take(`account:${account.id}`, Plan.limitsFor(account.plan))
+      takeRequest: (account, requests = 1) =>
+        limiter.take(`account:${account.id}`, Plan.limitsFor(account.plan), requests)
     })
   })
 )

@@ -68,8 +68,11 @@ export class Access extends Context.Tag("@verbatim/core/Access")<
   {
     /** The account of an active key; `invalid_api_key` for a missing, malformed, unknown or revoked one. */
     readonly authenticate: (bearer: string | undefined) => Fails<Account>
-    /** Takes one request from the account's bucket (all its keys share it). */
-    readonly takeRequest: (account: Account) => Effect.Effect<RateVerdict>
+    /**
+     * Takes `requests` (default 1: a REST request; an MCP POST takes one per JSON-RPC request it
+     * carries) at once from the account's bucket (all its keys share it); `admitted` answers it.
+     */
+    readonly takeRequest: (account: Account, requests?: number) => Effect.Effect<RateVerdict>
   }
 >() {}
 
@@ -144,7 +147,10 @@ export class MediaUploads extends Context.Tag("@verbatim/core/MediaUploads")<
   {
     readonly create: (account: Account, request: Api.UploadCreateRequest) => Fails<Api.UploadCreateResponse>
     readonly complete: (account: Account, id: Ids.UploadId) => Fails<Api.UploadCompleteResponse>
-    /** Receives the bytes of a signed PUT, where this server serves its store's URLs (404 elsewhere). */
+    /**
+     * Receives the bytes of a signed PUT, where this server serves its store's URLs (404 elsewhere),
+     * only while its upload waits for them (409, 410 otherwise) and within its size's time (408).
+     */
     readonly receive: <E>(put: SignedPut<E>) => Fails<void>
     /** Removes files nobody needs any more; how many. */
     readonly sweep: Effect.Effect<number, PersistenceError>

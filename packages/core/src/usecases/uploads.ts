@@ -8,11 +8,19 @@
  *   200 on a second call before consumption), 400 when it is not there, 404 for an unknown id or
  *   another account's, 409 once consumed. An uploaded file waits `uploadedTtlMs` to be
  *   transcribed.
+ * - receive (the local store's signed PUT): bytes are taken only while the upload waits for them
+ *   (registered): checked before the body is read and again once it has arrived, before it is kept;
+ *   a completed or transcribed upload answers 409 `conflict`, an expired URL or a swept upload 410
+ *   `gone`. A body must arrive within `putTimeMillis` of its signed size (`UploadPace`), else 408
+ *   `request_timeout`, and nothing is kept.
  * - sweep: unconsumed uploads past their expiry lose their file and their record; consumed ones lose
- *   their file once their job has finished (the transcript is what is kept).
+ *   their file once their job has finished (the transcript is what is kept). A signed URL cannot be
+ *   revoked everywhere (S3's presigned PUT works until it expires, and a PUT started before then may
+ *   end later), so an ended upload whose file was removed before its last PUT could have landed
+ *   (`putClosesAt`: the URL's expiry plus the PUT time of its size) is swept once more after that.
  */
-import { Api, Errors, type Ids } from "@verbatim/domain"
-import { DateTime, Effect, Layer, Option } from "effect"
+import { Api, Errors, Ids, Plan } from "@verbatim/domain"
+import { Config, Context, DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import type { Account } from "../ports/accounts.js"
 import {
   BlobStore,
@@ -31,17 +39,61 @@ export const uploadTicketTtlMs = 60 * 60 * 1000
 /** How long an uploaded, unconsumed file is kept for a transcribe request. */
 export const uploadedTtlMs = 24 * 60 * 60 * 1000
 
+/**
+ * How long a signed PUT may take to deliver its body: its size at `minBytesPerSecond`, and never
+ * less than `floorMillis` (a small file on a slow start).
+ */
+export interface UploadPaceSettings {
+  readonly minBytesPerSecond: number
+  readonly floorMillis: number
+}
+
+/** 512 KiB/s (4 Mbit/s) and at least a minute: a 2 GiB upload may take 68 minutes. */
+export const defaultUploadPace: UploadPaceSettings = { minBytesPerSecond: 512 * 1024, floorMillis: 60_000 }
+
+/** `VERBATIM_UPLOAD_MIN_BYTES_PER_SECOND` (default 524288) and `VERBATIM_UPLOAD_PUT_FLOOR_MS` (60000). */
+export const uploadPaceConfig: Config.Config<UploadPaceSettings> = Config.all({
+  minBytesPerSecond: Config.integer("VERBATIM_UPLOAD_MIN_BYTES_PER_SECOND").pipe(
+    Config.validate({
+      message: "VERBATIM_UPLOAD_MIN_BYTES_PER_SECOND must be a whole number of bytes per second, 1 or more",
+      validation: (n) => n >= 1
+    }),
+    Config.withDefault(defaultUploadPace.minBytesPerSecond)
+  ),
+  floorMillis: Config.integer("VERBATIM_UPLOAD_PUT_FLOOR_MS").pipe(
+    Config.validate({
+      message: "VERBATIM_UPLOAD_PUT_FLOOR_MS must be a whole number of milliseconds, 1 or more",
+      validation: (n) => n >= 1
+    }),
+    Config.withDefault(defaultUploadPace.floorMillis)
+  )
+})
+
+/** The pace signed PUTs are held to (`defaultUploadPace` unless the settings say otherwise). */
+export class UploadPace extends Context.Reference<UploadPace>()("@verbatim/core/UploadPace", {
+  defaultValue: () => defaultUploadPace
+}) {}
+
+/** The time a signed PUT of `sizeBytes` may take: its size at the minimum rate, at least the floor. */
+export const putTimeMillis = (pace: UploadPaceSettings, sizeBytes: number): number =>
+  Math.max(pace.floorMillis, Math.ceil((sizeBytes * 1000) / pace.minBytesPerSecond))
+
+/** The longest any signed PUT may take (the largest upload at the minimum rate). */
+export const longestPutMillis = (pace: UploadPaceSettings): number =>
+  putTimeMillis(pace, Plan.maxUploadSizeBytes)
+
 export const storageFailure = (error: BlobStoreError): Errors.ApiError =>
   Errors.apiError("storage_unavailable", `the media storage failed: ${error.reason}`)
 
-/** A refused signed PUT as the caller hears it: 403 for a bad or expired signature, 400 for the body. */
+/** A refused signed PUT as the caller hears it: 403 for a bad signature, 410 once expired, 400 for the body. */
 export const putFailure = (error: PutRejected): Errors.ApiError => {
   switch (error.refusal) {
     case "bad_signature":
-    case "expired":
       return Errors.apiError("forbidden", `the upload URL is not valid: ${error.reason}`, {
         refusal: error.refusal
       })
+    case "expired":
+      return Errors.apiError("gone", `the upload URL has ended: ${error.reason}`, { refusal: error.refusal })
     case "content_type":
     case "size":
     case "incomplete":
@@ -53,10 +105,41 @@ export const putFailure = (error: PutRejected): Errors.ApiError => {
 
 export const uploadPath = (accountId: Ids.AccountId, id: Ids.UploadId): string => `uploads/${accountId}/${id}`
 
+const UploadPathParts = Schema.Tuple(Schema.Literal("uploads"), Ids.AccountId, Ids.UploadId)
+/** The account and upload of a path `uploadPath` made. */
+const parseUploadPath = (path: string) => Schema.decodeUnknownOption(UploadPathParts)(path.split("/"))
+
+/** A signed PUT of an upload that no longer waits for its bytes (`refusal` names why). */
+const ended = (id: string, refusal: "completed" | "transcribed" | "removed") =>
+  refusal === "completed" || refusal === "transcribed"
+    ? Errors.apiError("conflict", `upload ${id} was already ${refusal}: its URL takes no more bytes`, {
+        upload_id: id,
+        refusal
+      })
+    : Errors.apiError("gone", `upload ${id} has ended (${refusal}): its URL takes no more bytes`, {
+        upload_id: id,
+        refusal
+      })
+
+/** 408 for a body that did not arrive within its time; the connection is closed after the answer. */
+const tooSlow = (sizeBytes: number, pace: UploadPaceSettings) =>
+  Errors.apiError(
+    "request_timeout",
+    `the upload's ${sizeBytes} bytes did not arrive within ${putTimeMillis(pace, sizeBytes)} ms ` +
+      `(at least ${pace.minBytesPerSecond} bytes per second, never less than ${pace.floorMillis} ms): ` +
+      "nothing was kept; PUT the file again",
+    {
+      refusal: "too_slow",
+      limit_ms: putTimeMillis(pace, sizeBytes),
+      min_bytes_per_second: pace.minBytesPerSecond
+    }
+  )
+
 export const makeMediaUploads = Effect.gen(function* () {
   const uploads = yield* Uploads
   const blobs = yield* BlobStore
   const secrets = yield* Secrets
+  const pace = yield* UploadPace
 
   const owned = (account: Account, id: Ids.UploadId) =>
     uploads.get(account.id, id).pipe(
@@ -99,7 +182,8 @@ export const makeMediaUploads = Effect.gen(function* () {
         createdAt: now,
         uploadedAt: null,
         consumedAt: null,
-        fileRemovedAt: null
+        fileRemovedAt: null,
+        putClosesAt: DateTime.add(expiresAt, { millis: putTimeMillis(pace, request.size_bytes) })
       })
       return new Api.UploadCreateResponse({
         upload_id: id,
@@ -178,6 +262,25 @@ export const makeMediaUploads = Effect.gen(function* () {
   }).pipe(Effect.withSpan("verbatim.uploads.sweep"))
 
   const receiver = yield* Effect.serviceOption(SignedPutReceiver)
+
+  /** Succeeds while the upload at `path` waits for its bytes (registered). */
+  const waiting = (path: string) =>
+    Effect.gen(function* () {
+      const parts = parseUploadPath(path)
+      if (Option.isNone(parts)) return yield* ended(path, "removed")
+      const [, accountId, id] = parts.value
+      const upload = yield* uploads.get(accountId, id)
+      if (Option.isNone(upload)) return yield* ended(id, "removed")
+      switch (upload.value.status) {
+        case "uploaded":
+          return yield* ended(id, "completed")
+        case "consumed":
+          return yield* ended(id, "transcribed")
+        case "registered":
+          return
+      }
+    })
+
   const receive = <E>(put: SignedPut<E>) =>
     Option.match(receiver, {
       onNone: () =>
@@ -188,10 +291,22 @@ export const makeMediaUploads = Effect.gen(function* () {
           )
         ),
       onSome: (store) =>
-        store.receive(put).pipe(
-          Effect.asVoid,
+        Effect.gen(function* () {
+          const claims = yield* store.claims(put.token)
+          yield* waiting(claims.path)
+          yield* store.receive(put, waiting(claims.path)).pipe(
+            Effect.timeoutFail({
+              duration: Duration.millis(putTimeMillis(pace, claims.sizeBytes)),
+              onTimeout: () => tooSlow(claims.sizeBytes, pace)
+            })
+          )
+        }).pipe(
           Effect.mapError((error) =>
-            error._tag === "PutRejected" ? putFailure(error) : storageFailure(error)
+            error._tag === "PutRejected"
+              ? putFailure(error)
+              : error._tag === "BlobStoreError"
+                ? storageFailure(error)
+                : error
           )
         )
     }).pipe(Effect.withSpan("verbatim.uploads.receive"))

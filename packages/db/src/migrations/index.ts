@@ -17,6 +17,7 @@ import { transcriptSegmentsJson } from "./0014_transcript_segments_json.js"
 import { searchIndexFastupdate } from "./0015_search_index_fastupdate.js"
 import { creditHolds } from "./0016_credit_holds.js"
 import { oauthSignIns } from "./0017_oauth_sign_ins.js"
+import { uploadPutWindow } from "./0018_upload_put_window.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
@@ -35,5 +36,6 @@ export const migrations: Migrations = {
   "0014_transcript_segments_json": transcriptSegmentsJson,
   "0015_search_index_fastupdate": searchIndexFastupdate,
   "0016_credit_holds": creditHolds,
-  "0017_oauth_sign_ins": oauthSignIns
+  "0017_oauth_sign_ins": oauthSignIns,
+  "0018_upload_put_window": uploadPutWindow
 }

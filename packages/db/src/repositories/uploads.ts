@@ -19,23 +19,24 @@ export const UploadRow = Schema.Struct({
   createdAt: Timestamp,
   uploadedAt: Schema.NullOr(Timestamp),
   consumedAt: Schema.NullOr(Timestamp),
-  fileRemovedAt: Schema.NullOr(Timestamp)
+  fileRemovedAt: Schema.NullOr(Timestamp),
+  putClosesAt: Timestamp
 })
 
 /** Builds the repository over the `SqlClient` in context. */
 export const make: Effect.Effect<Uploads["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const columns = sql.literal(`id, account_id, filename, mime_type, size_bytes, duration_seconds, path,
-    status, job_id, expires_at, created_at, uploaded_at, consumed_at, file_removed_at`)
+    status, job_id, expires_at, created_at, uploaded_at, consumed_at, file_removed_at, put_closes_at`)
 
   const insertOne = SqlSchema.void({
     Request: UploadRow,
     execute: (u) =>
       sql`INSERT INTO uploads (id, account_id, filename, mime_type, size_bytes, duration_seconds, path,
-          status, job_id, expires_at, created_at, uploaded_at, consumed_at, file_removed_at)
+          status, job_id, expires_at, created_at, uploaded_at, consumed_at, file_removed_at, put_closes_at)
         VALUES (${u.id}, ${u.accountId}, ${u.filename}, ${u.mimeType}, ${u.sizeBytes}, ${u.durationSeconds},
           ${u.path}, ${u.status}, ${u.jobId}, ${u.expiresAt}, ${u.createdAt}, ${u.uploadedAt},
-          ${u.consumedAt}, ${u.fileRemovedAt})`
+          ${u.consumedAt}, ${u.fileRemovedAt}, ${u.putClosesAt})`
   })
 
   const findOwned = SqlSchema.findOne({
@@ -61,19 +62,22 @@ export const make: Effect.Effect<Uploads["Type"], never, SqlClient.SqlClient> = 
         WHERE id = ${id} AND status = 'uploaded' RETURNING id`
   })
 
-  // Unconsumed uploads past their expiry, and consumed ones whose job has finished (or is gone).
+  // Unconsumed uploads past their expiry and their PUT window, consumed ones whose job has finished
+  // (or is gone), and ended ones whose file was removed while a PUT could still land, once it cannot.
   const sweepableAt = SqlSchema.findAll({
     Request: Schema.Struct({ now: Timestamp, limit: Schema.Int }),
     Result: UploadRow,
     execute: ({ now, limit }) =>
       sql`SELECT ${sql.literal(
         `u.id, u.account_id, u.filename, u.mime_type, u.size_bytes, u.duration_seconds, u.path, u.status,
-        u.job_id, u.expires_at, u.created_at, u.uploaded_at, u.consumed_at, u.file_removed_at`
+        u.job_id, u.expires_at, u.created_at, u.uploaded_at, u.consumed_at, u.file_removed_at,
+        u.put_closes_at`
       )}
         FROM uploads u LEFT JOIN jobs j ON j.id = u.job_id
-        WHERE u.file_removed_at IS NULL
-          AND ((u.status <> 'consumed' AND u.expires_at <= ${now})
-            OR (u.status = 'consumed' AND (j.id IS NULL OR j.status <> 'processing')))
+        WHERE (u.file_removed_at IS NULL
+            AND ((u.status <> 'consumed' AND u.expires_at <= ${now} AND u.put_closes_at <= ${now})
+              OR (u.status = 'consumed' AND (j.id IS NULL OR j.status <> 'processing'))))
+          OR (u.file_removed_at < u.put_closes_at AND u.put_closes_at <= ${now})
         ORDER BY u.expires_at LIMIT ${limit}`
   })
 

@@ -31,6 +31,7 @@ const upload = (accountId: Ids.AccountId, overrides: Partial<UploadRecord> = {})
     uploadedAt: null,
     consumedAt: null,
     fileRemovedAt: null,
+    putClosesAt: at("2026-10-03T14:00:00.000Z"),
     ...overrides
   }
 }
@@ -110,6 +111,40 @@ describeEachDatabase(
             Option.some(now)
           )
           expect(Option.isSome(yield* uploads.get(owner.id, inWork.id))).toBe(true)
+        }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect(
+      "an ended upload whose file was removed while a PUT could still land is swept once more, whatever its marks",
+      () =>
+        Effect.gen(function* () {
+          const { uploads, jobs } = yield* repositories
+          const owner = yield* newAccount()
+          const now = at("2026-10-03T12:30:00.000Z")
+          const closes = at("2026-10-03T14:00:00.000Z")
+          const finished = yield* jobs.insert(job(owner.id))
+          const done = upload(owner.id, { status: "consumed", jobId: finished.id, putClosesAt: closes })
+          // Expired unconsumed, but a PUT started before the expiry may still be arriving.
+          const late = upload(owner.id, {
+            expiresAt: DateTime.subtract(now, { minutes: 5 }),
+            putClosesAt: closes
+          })
+          for (const u of [done, late]) yield* uploads.insert(u)
+          const mine = (when: DateTime.Utc) =>
+            Effect.map(uploads.sweepable(when, 1000), (rows) =>
+              rows.filter((row) => row.accountId === owner.id).map((row) => row.id)
+            )
+
+          expect(yield* mine(now)).toEqual([done.id])
+          yield* uploads.fileRemoved(done.id, now)
+          // Marked removed, but the URL could still store a file: not forgotten, only waiting.
+          expect(yield* mine(now)).toEqual([])
+          const after = DateTime.add(closes, { seconds: 1 })
+          expect((yield* mine(after)).sort()).toEqual([done.id, late.id].sort())
+          yield* uploads.fileRemoved(done.id, after)
+          yield* uploads.fileRemoved(late.id, after)
+          // Removed after the window closed: nothing can land any more.
+          expect(yield* mine(DateTime.add(after, { days: 30 }))).toEqual([])
         }).pipe(Effect.provide(RepositoriesLive))
     )
   },

@@ -5,7 +5,8 @@
  * The spec's six codes keep the spec's statuses. Ours: `unsupported_language` 400 (translate),
  * `forbidden` 403, `plan_required` 403 (paid-only features, decision 10), `not_found` 404,
  * `video_unavailable` 404 (the video does not exist, was removed or cannot be played; like
- * `no_captions`, a fact about the video that retrying will not change), `conflict` 409,
+ * `no_captions`, a fact about the video that retrying will not change), `conflict` 409, `gone` 410
+ * (a signed upload URL past its expiry or whose upload no longer exists),
  * `platform_blocked` 503, `asr_unavailable` 503, `translation_unavailable` 503 and
  * `themes_unavailable` 503 (temporary: retry later; a failed translation is not charged, a failed
  * theme detection is refunded).
@@ -20,7 +21,7 @@
  * Operations: `service_unavailable` 503 (the database is unreachable, timed out or out of
  * connections; sent with `Retry-After`, since the same request succeeds once it is back), and the
  * HTTP framing refusals with their standard statuses: `request_timeout` 408 (the head never
- * completed), `request_too_large` 413 (a body over the limit), `request_header_too_large` 431.
+ * completed, or an upload's body did not arrive at the minimum rate), `request_too_large` 413 (a body over the limit), `request_header_too_large` 431.
  */
 import { Schema } from "effect"
 
@@ -35,6 +36,7 @@ export const ErrorCode = Schema.Literal(
   "no_captions",
   "video_unavailable",
   "conflict",
+  "gone",
   "rate_limit_exceeded",
   "internal_error",
   "platform_blocked",
@@ -60,7 +62,7 @@ export type ErrorCode = typeof ErrorCode.Type
 export const allErrorCodes: ReadonlyArray<ErrorCode> = ErrorCode.literals
 
 /** The HTTP statuses errors use. */
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 408 | 409 | 413 | 429 | 431 | 500 | 503
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 408 | 409 | 410 | 413 | 429 | 431 | 500 | 503
 
 export interface ErrorInfo {
   readonly status: ErrorStatus
@@ -90,6 +92,11 @@ export const errorCatalogue: { readonly [C in ErrorCode]: ErrorInfo } = {
   conflict: {
     status: 409,
     meaning: "The resource is not in a state that allows the request",
+    retryable: false
+  },
+  gone: {
+    status: 410,
+    meaning: "The resource has ended: a signed upload URL past its expiry, or whose upload no longer exists",
     retryable: false
   },
   rate_limit_exceeded: {
@@ -163,7 +170,7 @@ export const errorCatalogue: { readonly [C in ErrorCode]: ErrorInfo } = {
   },
   request_timeout: {
     status: 408,
-    meaning: "The request's head did not arrive in time",
+    meaning: "The request did not arrive in time: its head, or an upload's body at the minimum rate",
     retryable: false
   },
   request_too_large: {

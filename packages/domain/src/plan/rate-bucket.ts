@@ -57,15 +57,25 @@ export const refill = (bucket: RateBucket | undefined, limit: RateLimit, nowMs: 
 export const available = (bucket: RateBucket | undefined, limit: RateLimit, nowMs: number): number =>
   Math.floor(refill(bucket, limit, nowMs).milliTokens / perRequest)
 
-/** One request at `nowMs`: allowed when a whole request has refilled; a refused one costs nothing. */
-export const take = (bucket: RateBucket | undefined, limit: RateLimit, nowMs: number): RateDecision => {
+/**
+ * `requests` requests at once at `nowMs` (default 1; an MCP POST takes one per JSON-RPC request it
+ * carries): allowed when that many whole requests have refilled, all or none; a refused take costs
+ * nothing. More than `burst` at once is never allowed (its wait is the time to a full bucket).
+ */
+export const take = (
+  bucket: RateBucket | undefined,
+  limit: RateLimit,
+  nowMs: number,
+  requests = 1
+): RateDecision => {
   const current = refill(bucket, limit, nowMs)
-  const allowed = current.milliTokens >= perRequest
-  const next = allowed ? { ...current, milliTokens: current.milliTokens - perRequest } : current
+  const cost = Math.max(1, Math.floor(requests)) * perRequest
+  const allowed = current.milliTokens >= cost
+  const next = allowed ? { ...current, milliTokens: current.milliTokens - cost } : current
   const msPerSecondOfRate = limit.requestsPerSecond * 1000
   const retryAfterSeconds = allowed
     ? 0
-    : Math.max(1, ceilDiv(perRequest - next.milliTokens, msPerSecondOfRate))
+    : Math.max(1, ceilDiv(Math.min(cost, capacity(limit)) - next.milliTokens, msPerSecondOfRate))
   return {
     allowed,
     bucket: next,

@@ -33,6 +33,7 @@ describe("error catalogue", () => {
     expect(statusOf("not_found")).toBe(404)
     expect(statusOf("video_unavailable")).toBe(404)
     expect(statusOf("conflict")).toBe(409)
+    expect(statusOf("gone")).toBe(410)
     expect(statusOf("platform_blocked")).toBe(503)
     expect(statusOf("asr_unavailable")).toBe(503)
     expect(statusOf("translation_unavailable")).toBe(503)
@@ -76,7 +77,7 @@ describe("error catalogue", () => {
   it("has one entry per code, and the codes are unique", () => {
     expect(new Set(allErrorCodes).size).toBe(allErrorCodes.length)
     expect(Object.keys(errorCatalogue).sort()).toStrictEqual([...allErrorCodes].sort())
-    expect(allErrorCodes).toHaveLength(29)
+    expect(allErrorCodes).toHaveLength(30)
   })
 
   it("answers every code with a 4xx or 5xx status and a meaning", () => {

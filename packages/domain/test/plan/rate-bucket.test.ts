@@ -36,6 +36,75 @@ const run = (p: Plan, t0: number, gs: ReadonlyArray<number>) => {
   return events
 }
 
+/** Takes of several requests at once (an MCP POST of several JSON-RPC requests), with gaps. */
+const takes = fc.array(
+  fc.tuple(
+    gaps.map((g) => g[0] ?? 0),
+    fc.integer({ min: 1, max: 120 })
+  ),
+  {
+    minLength: 1,
+    maxLength: 200
+  }
+)
+
+describe("takes of several requests at once", () => {
+  it("count each request: never more than burst + rate × elapsed requests in any window, all or none", () => {
+    fc.assert(
+      fc.property(plan, start, takes, (p, t0, ts) => {
+        const limit = limitsFor(p)
+        let bucket: RateBucket | undefined
+        let now = t0
+        const events: Array<{ at: number; requests: number; decision: RateDecision }> = []
+        for (const [gap, requests] of ts) {
+          now += gap
+          const decision = take(bucket, limit, now, requests)
+          // All or none: a refused take leaves the bucket as refilled, an allowed one takes them all.
+          const before = refill(bucket, limit, now).milliTokens
+          if (decision.bucket.milliTokens !== (decision.allowed ? before - requests * 1000 : before))
+            return false
+          if (requests > limit.burst && decision.allowed) return false
+          bucket = decision.bucket
+          events.push({ at: now, requests, decision })
+        }
+        for (let i = 0; i < events.length; i++) {
+          let granted = 0
+          for (let j = i; j < events.length; j++) {
+            const ej = events[j]
+            const ei = events[i]
+            if (ej === undefined || ei === undefined) return false
+            if (ej.decision.allowed) granted += ej.requests
+            if (granted * 1000 > limit.burst * 1000 + limit.requestsPerSecond * (ej.at - ei.at)) return false
+          }
+        }
+        return true
+      })
+    )
+  })
+
+  it("a refused take that fits the bucket names a wait after which it passes", () => {
+    fc.assert(
+      fc.property(plan, start, takes, (p, t0, ts) => {
+        const limit = limitsFor(p)
+        let bucket: RateBucket | undefined
+        let now = t0
+        for (const [gap, wanted] of ts) {
+          now += gap
+          const requests = Math.min(wanted, limit.burst)
+          const decision = take(bucket, limit, now, requests)
+          if (
+            !decision.allowed &&
+            !take(decision.bucket, limit, now + decision.retryAfterSeconds * 1000, requests).allowed
+          )
+            return false
+          bucket = decision.bucket
+        }
+        return true
+      })
+    )
+  })
+})
+
 describe("token bucket laws", () => {
   it("never grants more than burst + rate × elapsed in any window", () => {
     fc.assert(

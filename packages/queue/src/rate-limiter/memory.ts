@@ -57,13 +57,18 @@ export const make: Effect.Effect<MemoryRateLimiter> = Effect.gen(function* () {
   const start = yield* Clock.currentTimeMillis
   const state = yield* Ref.make<State>({ buckets: HashMap.empty(), nextSweepAtMs: start + sweepIntervalMs })
 
-  const take = (key: string, limit: Plan.RateLimit): Effect.Effect<RateVerdict> =>
+  const take = (key: string, limit: Plan.RateLimit, requests = 1): Effect.Effect<RateVerdict> =>
     Effect.flatMap(Clock.currentTimeMillis, (nowMs) =>
       Ref.modify(state, ({ buckets, nextSweepAtMs }) => {
         const due = nowMs >= nextSweepAtMs
         const current = due ? sweep(buckets, nowMs) : buckets
         const previous = HashMap.get(current, key)
-        const decision = Plan.take(previous._tag === "Some" ? previous.value.bucket : undefined, limit, nowMs)
+        const decision = Plan.take(
+          previous._tag === "Some" ? previous.value.bucket : undefined,
+          limit,
+          nowMs,
+          requests
+        )
         const next: State = {
           buckets: HashMap.set(current, key, {
             bucket: decision.bucket,

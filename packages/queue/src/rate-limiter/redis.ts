@@ -32,7 +32,8 @@ import { RedisConfig } from "../redis/settings.js"
  *
  * KEYS[1] the bucket (a hash: `m` milliTokens, `t` updatedAtMs)
  * ARGV[1] requestsPerSecond, ARGV[2] burst, ARGV[3] now in ms ("" = the server's TIME),
- * ARGV[4] extra lifetime of the key after the bucket is full again, in ms
+ * ARGV[4] extra lifetime of the key after the bucket is full again, in ms,
+ * ARGV[5] the requests taken at once (all or none)
  * Returns { allowed (0/1), remaining, resetSeconds, retryAfterSeconds }.
  */
 export const takeSource = `
@@ -66,15 +67,16 @@ else
   milli = capacity
   updated = now
 end
+local cost = math.max(1, math.floor(tonumber(ARGV[5]))) * perRequest
 local allowed = 0
-if milli >= perRequest then
+if milli >= cost then
   allowed = 1
-  milli = milli - perRequest
+  milli = milli - cost
 end
 local msPerSecondOfRate = rate * 1000
 local retryAfter = 0
 if allowed == 0 then
-  retryAfter = math.max(1, ceilDiv(perRequest - milli, msPerSecondOfRate))
+  retryAfter = math.max(1, ceilDiv(math.min(cost, capacity) - milli, msPerSecondOfRate))
 end
 local remaining = math.floor(milli / perRequest)
 local reset = ceilDiv(capacity - milli, msPerSecondOfRate)
@@ -187,14 +189,19 @@ export const make = (
      * One `EVALSHA`, its reply turned into the verdict in the driver's callback: a take runs on
      * every request, so it is one `Effect.async` and no more.
      */
-    const takeAt = (key: string, limit: Plan.RateLimit, now: string): Effect.Effect<RateVerdict> =>
+    const takeAt = (
+      key: string,
+      limit: Plan.RateLimit,
+      now: string,
+      requests: number
+    ): Effect.Effect<RateVerdict> =>
       Effect.async<RateVerdict>((resume) => {
         try {
           runScript(
             client,
             script,
             [`${options.prefix}rl:${key}`],
-            [limit.requestsPerSecond, limit.burst, now, linger],
+            [limit.requestsPerSecond, limit.burst, now, linger, requests],
             (error, reply) => {
               const verdict = error ? undefined : toVerdict(limit, reply)
               resume(
@@ -209,10 +216,10 @@ export const make = (
         }
       })
 
-    const take = (key: string, limit: Plan.RateLimit): Effect.Effect<RateVerdict> =>
+    const take = (key: string, limit: Plan.RateLimit, requests = 1): Effect.Effect<RateVerdict> =>
       useEffectClock
-        ? Effect.flatMap(Clock.currentTimeMillis, (now) => takeAt(key, limit, String(now)))
-        : takeAt(key, limit, "")
+        ? Effect.flatMap(Clock.currentTimeMillis, (now) => takeAt(key, limit, String(now), requests))
+        : takeAt(key, limit, "", requests)
 
     return RateLimiter.of({ take })
   })

@@ -5,9 +5,19 @@
  * Runs on the TestClock (it starts at the epoch) so expiry can be reached.
  */
 import { expect, layer } from "@effect/vitest"
-import { AccountAdmin, BlobStore, MediaUploads, SignedPutReceiver } from "@verbatim/core"
+import {
+  AccountAdmin,
+  BlobStore,
+  defaultUploadPace,
+  Jobs,
+  MediaUploads,
+  putTimeMillis,
+  SignedPutReceiver,
+  Uploads
+} from "@verbatim/core"
 import { Api } from "@verbatim/domain"
-import { Duration, Effect, Option, Stream, TestClock } from "effect"
+import { DateTime, Duration, Effect, Fiber, Option, Stream, TestClock } from "effect"
+import { testJob } from "../../src/index.js"
 import { useCasesLayer } from "./support.js"
 
 const bytes = new Uint8Array(1_000).fill(7)
@@ -29,16 +39,18 @@ const arrange = Effect.gen(function* () {
       })
     )
     .pipe(Effect.orDie)
+  const receiver = yield* SignedPutReceiver
   const put = (body: Uint8Array) =>
-    Effect.flatMap(SignedPutReceiver, (receiver) =>
-      receiver.receive({
-        token: created.token,
-        contentType: "audio/wav",
-        contentLength: body.length,
-        body: Stream.make(body)
-      })
-    )
-  return { account, uploads, created, put }
+    receiver.receive({
+      token: created.token,
+      contentType: "audio/wav",
+      contentLength: body.length,
+      body: Stream.make(body)
+    })
+  /** The same PUT through the use case, as the server's route makes it. */
+  const send = (body: Stream.Stream<Uint8Array>) =>
+    uploads.receive({ token: created.token, contentType: "audio/wav", contentLength: 1_000, body })
+  return { account, uploads, created, put, send }
 })
 
 const stored = (path: string) =>
@@ -69,7 +81,7 @@ layer(useCasesLayer(), { timeout: "60 seconds" })("MediaUploads", (it) => {
   )
 
   it.effect(
-    "never completed: the record and file go an hour later; uploaded: 24 hours after completion",
+    "never completed: the record and file go once the URL and its PUT time are over; uploaded: 24 hours after completion",
     () =>
       Effect.gen(function* () {
         const first = yield* arrange
@@ -80,7 +92,11 @@ layer(useCasesLayer(), { timeout: "60 seconds" })("MediaUploads", (it) => {
         yield* first.uploads.sweep
         expect(yield* stored(first.created.path)).toBe(true)
 
-        yield* TestClock.adjust(Duration.minutes(61))
+        // An hour for the URL, then the PUT time of 1,000 bytes (the one-minute floor).
+        yield* TestClock.adjust(Duration.minutes(60))
+        yield* first.uploads.sweep
+        expect(yield* stored(first.created.path)).toBe(true)
+        yield* TestClock.adjust(Duration.minutes(1))
         // The suite shares one database: other tests' uploads may be swept too.
         expect(yield* first.uploads.sweep).toBeGreaterThanOrEqual(1)
         expect(yield* stored(first.created.path)).toBe(false)
@@ -91,6 +107,88 @@ layer(useCasesLayer(), { timeout: "60 seconds" })("MediaUploads", (it) => {
         yield* TestClock.adjust(Duration.hours(24))
         expect(yield* second.uploads.sweep).toBeGreaterThanOrEqual(1)
         expect(yield* stored(second.created.path)).toBe(false)
+      })
+  )
+
+  it.effect(
+    "the signed URL takes bytes only while the upload waits: 409 once completed, 410 once expired or swept",
+    () =>
+      Effect.gen(function* () {
+        const { account, uploads, created, send } = yield* arrange
+        yield* send(Stream.make(bytes))
+        yield* uploads.complete(account, created.upload_id)
+        const again = yield* Effect.flip(send(Stream.make(new Uint8Array(1_000).fill(9))))
+        expect(again).toMatchObject({ code: "conflict", details: { refusal: "completed" } })
+
+        // A body still arriving when its upload is completed is not kept either.
+        const other = yield* arrange
+        const midway = Stream.concat(
+          Stream.make(bytes.subarray(0, 500)),
+          Stream.fromEffect(
+            other
+              .put(bytes)
+              .pipe(
+                Effect.zipRight(other.uploads.complete(other.account, other.created.upload_id)),
+                Effect.orDie,
+                Effect.as(new Uint8Array(500).fill(9))
+              )
+          )
+        )
+        const late = yield* Effect.flip(other.send(midway))
+        expect(late).toMatchObject({ code: "conflict", details: { refusal: "completed" } })
+        const blobs = yield* BlobStore
+        const kept = yield* Stream.runCollect(blobs.read(other.created.path)).pipe(Effect.orDie)
+        expect([...kept].flatMap((chunk) => [...chunk])).toEqual([...bytes])
+
+        const third = yield* arrange
+        yield* TestClock.adjust(Duration.minutes(60))
+        const expired = yield* Effect.flip(third.send(Stream.make(bytes)))
+        expect(expired).toMatchObject({ code: "gone", details: { refusal: "expired" } })
+        yield* TestClock.adjust(Duration.minutes(1))
+        yield* third.uploads.sweep
+        expect(yield* stored(third.created.path)).toBe(false)
+      })
+  )
+
+  it.effect("a body slower than its size at the minimum rate answers 408 and keeps nothing", () =>
+    Effect.gen(function* () {
+      const { created, send } = yield* arrange
+      const stalled = Stream.concat(Stream.make(bytes.subarray(0, 10)), Stream.never)
+      const fiber = yield* Effect.fork(Effect.flip(send(stalled)))
+      // 1,000 bytes at the default 512 KiB/s: the one-minute floor.
+      yield* TestClock.adjust(Duration.millis(putTimeMillis(defaultUploadPace, 1_000)))
+      const refused = yield* Fiber.join(fiber)
+      expect(refused).toMatchObject({
+        code: "request_timeout",
+        details: { refusal: "too_slow", limit_ms: 60_000 }
+      })
+      expect(yield* stored(created.path)).toBe(false)
+    })
+  )
+
+  it.effect(
+    "a file stored again for an ended upload (a late S3 PUT) is swept once the PUT window closes, whatever its marks",
+    () =>
+      Effect.gen(function* () {
+        const { account, uploads, created, put } = yield* arrange
+        yield* put(bytes).pipe(Effect.orDie)
+        yield* uploads.complete(account, created.upload_id)
+        // Consumed by a job that has ended.
+        const job = yield* testJob({ accountId: account.id })
+        const jobs = yield* Jobs
+        yield* jobs.insert({ ...job, status: "failed", error: "ended" })
+        const records = yield* Uploads
+        expect(yield* records.consume(created.upload_id, job.id, yield* DateTime.now)).toBe(true)
+        yield* uploads.sweep
+        expect(yield* stored(created.path)).toBe(false)
+        // The store takes the URL again, as a presigned S3 URL does until it expires (core is not asked).
+        yield* put(bytes).pipe(Effect.orDie)
+        yield* uploads.sweep
+        expect(yield* stored(created.path)).toBe(true)
+        // Once no PUT can land any more (the hour of the URL and the PUT time of its size), it goes.
+        yield* TestClock.adjust(Duration.minutes(61))
+        yield* uploads.sweep
+        expect(yield* stored(created.path)).toBe(false)
       })
   )
 })
