@@ -13,7 +13,8 @@ import {
   type HttpServerError,
   HttpServerRequest
 } from "@effect/platform"
-import type { Errors } from "@verbatim/domain"
+import { storableInput } from "@verbatim/core"
+import { Api, type Errors } from "@verbatim/domain"
 import { Cause, Effect, Layer, Option } from "effect"
 import { VerbatimApi } from "./api.js"
 import { basePath } from "./base.js"
@@ -71,6 +72,30 @@ export const readBodiesAsJson = <E>(
   })
 
 /**
+ * The one string rule (core's `storableInput`): a query string or JSON body holding NUL in any
+ * string answers 400 `invalid_request` naming each field, before any route decodes it. NUL reaches
+ * a query only as `%00` and a JSON body only as the escape `\u0000` (a raw control character is not
+ * JSON), so requests without either are not parsed a second time. Runs inside `readBodiesAsJson`,
+ * whose read of the body the route reuses.
+ */
+export const refuseNulInputs = <E>(app: HttpApp.Default<E>): HttpApp.Default<E | Errors.ApiError> =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const query = request.url.indexOf("?")
+    if (query >= 0 && request.url.includes("%00", query)) {
+      yield* storableInput(Api.paramFields(new URLSearchParams(request.url.slice(query + 1))))
+    }
+    if (HttpMethod.hasBody(request.method)) {
+      const text = yield* Effect.orElseSucceed(request.text, () => "")
+      if (text.includes("\\u0000")) {
+        const parsed = Option.liftThrowable((): unknown => JSON.parse(text))()
+        if (Option.isSome(parsed)) yield* storableInput(parsed.value)
+      }
+    }
+    return yield* app
+  })
+
+/**
  * The body limit: a `Content-Length` above `maxBodyBytes` is refused before the body is read
  * (413 `request_too_large`); a chunked body is cut off at the limit, with the same answer. A method
  * without a body (GET, HEAD, OPTIONS) has no route that reads one, so its request runs as it is:
@@ -112,7 +137,7 @@ export const isMcpRequest = (url: string): boolean => url === mcpPath || url.sta
  * A request to the MCP transport is not read either: the transport reads its body.
  */
 export const requestPolicy = <E>(app: HttpApp.Default<E>): HttpApp.Default => {
-  const json = answerFailures(limitBodies(readBodiesAsJson(app)))
+  const json = answerFailures(limitBodies(readBodiesAsJson(refuseNulInputs(app))))
   const raw = answerFailures(app)
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
     isSignedPut(request.method, request.url) || isMcpRequest(request.url) || isOAuthRequest(request.url)

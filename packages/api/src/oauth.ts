@@ -24,9 +24,11 @@ import {
   type CheckedAuthorization,
   OAuthError,
   OAuthServer,
-  ServiceUrl
+  ServiceUrl,
+  storableInput
 } from "@verbatim/core"
-import { Effect, Option } from "effect"
+import { Api } from "@verbatim/domain"
+import { Effect, Either, Option } from "effect"
 import { basePath } from "./base.js"
 import { maxBodyBytes } from "./failures.js"
 
@@ -85,11 +87,25 @@ const bodyText = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =
   HttpIncomingMessage.withMaxBodySize(request.text, Option.some(maxBodyBytes))
 )
 
-/** A form body's fields (the first value of each). */
-const formFields = Effect.map(bodyText, (text) => {
+/**
+ * The one string rule of every entry point (core's `storableInput`) in OAuth's words: a field
+ * holding NUL is refused with `code` (400), the description naming the field.
+ */
+const storableFields = (
+  input: unknown,
+  code: "invalid_request" | "invalid_client_metadata" = "invalid_request"
+) =>
+  Effect.mapError(
+    storableInput(input),
+    (refused) => new OAuthError({ error: code, description: refused.message, status: 400 })
+  )
+
+/** A form body's fields (the first value of each), refused when any holds NUL. */
+const formFields = Effect.flatMap(bodyText, (text) => {
+  const params = new URLSearchParams(text)
   const fields: Record<string, string> = {}
-  for (const [name, value] of new URLSearchParams(text)) if (!(name in fields)) fields[name] = value
-  return fields
+  for (const [name, value] of params) if (!(name in fields)) fields[name] = value
+  return Effect.as(storableFields(Api.paramFields(params)), fields)
 })
 
 const field = (fields: Record<string, string>, name: string): string | undefined => {
@@ -324,6 +340,7 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
           })
         )
       }
+      yield* storableFields(body, "invalid_client_metadata")
       const client = yield* oauth.register(body as never)
       return json(client, 201, noStore)
     })
@@ -331,6 +348,8 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
     const authorizeGet = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const url = Option.getOrElse(HttpServerRequest.toURL(request), () => new URL(request.url, issuer))
+      const storable = yield* Effect.either(storableFields(Api.paramFields(url.searchParams)))
+      if (Either.isLeft(storable)) return errorPage(storable.left)
       const fields = Object.fromEntries(url.searchParams)
       const params = authorizationRequest(fields)
       return yield* oauth.checkAuthorization(params).pipe(

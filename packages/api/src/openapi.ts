@@ -134,8 +134,9 @@ const queryParameters: Record<string, Json> = {
   page: {
     type: "integer",
     minimum: Plan.page.min,
+    maximum: Plan.page.max,
     default: Plan.page.default,
-    description: `Page number, from ${Plan.page.min}`
+    description: `Page number, ${Plan.page.min} to ${Plan.page.max}`
   },
   limit: {
     type: "integer",
@@ -194,10 +195,10 @@ const cleanParameter =
       return { ...parameter, description, schema }
     }
     if (ref === "BooleanFromString") return { ...parameter, schema: { type: "boolean" } }
-    if (ref === "DateTimeUtc") {
+    if (ref === "DateTimeUtc" || ref === "DateTimeInput") {
       return {
         ...parameter,
-        description: "A date-time (or a date, meaning its midnight in UTC), ISO 8601",
+        description: "A date-time (or a date, meaning its midnight in UTC), ISO 8601, in the years 1 to 9999",
         schema: { type: "string", format: "date-time" }
       }
     }
