@@ -15,7 +15,7 @@ import {
 } from "@effect/platform"
 import { storableInput } from "@verbatim/core"
 import { Api, type Errors } from "@verbatim/domain"
-import { Cause, Effect, Layer, Option } from "effect"
+import { Cause, Effect, Layer, Option, Stream } from "effect"
 import { VerbatimApi } from "./api.js"
 import { basePath } from "./base.js"
 import { lazyScalarLayer } from "./docs-page.js"
@@ -96,21 +96,72 @@ export const refuseNulInputs = <E>(app: HttpApp.Default<E>): HttpApp.Default<E |
   })
 
 /**
- * The body limit: a `Content-Length` above `maxBodyBytes` is refused before the body is read
- * (413 `request_too_large`); a chunked body is cut off at the limit, with the same answer. A method
- * without a body (GET, HEAD, OPTIONS) has no route that reads one, so its request runs as it is:
- * setting the limit would be a fiber-local change on every such request for nothing.
+ * How much of a chunked body over the limit is read and dropped, so that its sender, still
+ * sending, receives the 413 instead of a reset; a body past this is cut off (the connection reset).
  */
-export const limitBodies = <E>(app: HttpApp.Default<E>): HttpApp.Default<E | Errors.ApiError> => {
+export const maxDrainBytes = 16 * maxBodyBytes
+
+const hopHeaders = new Set(["transfer-encoding", "content-length", "connection", "keep-alive", "host"])
+
+/**
+ * A chunked body (no `Content-Length`), read whole up to the limit: past the limit the rest is read
+ * and dropped (up to `maxDrainBytes`) and the answer is 413 `request_too_large`, the same as a
+ * declared one. The platform's own limit destroys the request mid-body, which resets the connection
+ * before any answer. The request handed on carries the body read.
+ */
+const readChunked = (
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<HttpServerRequest.HttpServerRequest, Errors.ApiError | HttpServerError.RequestError> =>
+  Effect.gen(function* () {
+    const chunks: Array<Uint8Array> = []
+    const bytes = yield* Stream.runFoldWhile(
+      request.stream,
+      0,
+      (read) => read <= maxDrainBytes,
+      (read, chunk) => {
+        if (read + chunk.length <= maxBodyBytes) chunks.push(chunk)
+        return read + chunk.length
+      }
+    )
+    if (bytes > maxBodyBytes) return yield* Effect.fail(bodyTooLarge)
+    const headers = Object.entries(request.headers).filter(([name]) => !hopHeaders.has(name))
+    const body = new Request(new URL(request.url, "http://verbatim.invalid"), {
+      method: request.method,
+      headers,
+      body: new Blob(chunks)
+    })
+    return HttpServerRequest.fromWeb(body).modify({
+      url: request.url,
+      ...Option.match(request.remoteAddress, {
+        onNone: () => ({}),
+        onSome: (remoteAddress) => ({ remoteAddress })
+      })
+    })
+  })
+
+/**
+ * The body limit: a `Content-Length` above `maxBodyBytes` is refused before the body is read
+ * (413 `request_too_large`); a chunked body over the limit gets the same answer (`readChunked`).
+ * A method without a body (GET, HEAD, OPTIONS) has no route that reads one, so its request runs as
+ * it is: setting the limit would be a fiber-local change on every such request for nothing.
+ */
+export const limitBodies = <E>(
+  app: HttpApp.Default<E>
+): HttpApp.Default<E | Errors.ApiError | HttpServerError.RequestError> => {
   const limited = HttpIncomingMessage.withMaxBodySize(app, Option.some(maxBodyBytes))
   return Effect.flatMap(
     HttpServerRequest.HttpServerRequest,
-    (request): HttpApp.Default<E | Errors.ApiError> =>
-      Number(request.headers["content-length"] ?? "0") > maxBodyBytes
-        ? Effect.fail(bodyTooLarge)
-        : HttpMethod.hasBody(request.method)
-          ? limited
-          : app
+    (request): HttpApp.Default<E | Errors.ApiError | HttpServerError.RequestError> => {
+      const length = request.headers["content-length"]
+      if (Number(length ?? "0") > maxBodyBytes) return Effect.fail(bodyTooLarge)
+      if (!HttpMethod.hasBody(request.method)) return app
+      if (length === undefined && request.headers["transfer-encoding"] !== undefined) {
+        return Effect.flatMap(readChunked(request), (read) =>
+          Effect.provideService(limited, HttpServerRequest.HttpServerRequest, read)
+        )
+      }
+      return limited
+    }
   )
 }
 

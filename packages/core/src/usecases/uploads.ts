@@ -34,12 +34,19 @@ export const uploadedTtlMs = 24 * 60 * 60 * 1000
 export const storageFailure = (error: BlobStoreError): Errors.ApiError =>
   Errors.apiError("storage_unavailable", `the media storage failed: ${error.reason}`)
 
-/** A refused signed PUT as the caller hears it: 403 for a bad or expired signature, 400 for the body. */
+/**
+ * A refused signed PUT as the caller hears it: 403 for a bad or expired signature, 413 for a body
+ * longer than signed (as the API's body limit answers), 400 for the rest of the body's faults.
+ */
 export const putFailure = (error: PutRejected): Errors.ApiError => {
   switch (error.refusal) {
     case "bad_signature":
     case "expired":
       return Errors.apiError("forbidden", `the upload URL is not valid: ${error.reason}`, {
+        refusal: error.refusal
+      })
+    case "too_large":
+      return Errors.apiError("request_too_large", `the upload was refused: ${error.reason}`, {
         refusal: error.refusal
       })
     case "content_type":
