@@ -15,6 +15,7 @@ import { themes } from "./0012_themes.js"
 import { accountChanges } from "./0013_account_changes.js"
 import { transcriptSegmentsJson } from "./0014_transcript_segments_json.js"
 import { searchIndexFastupdate } from "./0015_search_index_fastupdate.js"
+import { safeBalances } from "./0019_safe_balances.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
@@ -31,5 +32,6 @@ export const migrations: Migrations = {
   "0012_themes": themes,
   "0013_account_changes": accountChanges,
   "0014_transcript_segments_json": transcriptSegmentsJson,
-  "0015_search_index_fastupdate": searchIndexFastupdate
+  "0015_search_index_fastupdate": searchIndexFastupdate,
+  "0019_safe_balances": safeBalances
 }
