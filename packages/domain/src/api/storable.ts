@@ -12,30 +12,53 @@ export const nulMessage = "must not contain the NUL character (\\u0000)"
 
 const holdsNul = (text: string): boolean => text.includes("\u0000")
 
+/** Where a value sits: its key and its parent's place (paths are spelled out only for issues). */
+interface Place {
+  readonly key: string | number
+  readonly parent: Place | undefined
+}
+
+const pathOf = (place: Place | undefined): Array<string | number> => {
+  const path: Array<string | number> = []
+  for (let at = place; at !== undefined; at = at.parent) path.push(at.key)
+  return path.reverse()
+}
+
 /**
- * One issue for every string of `input` that holds NUL (a value, or an object's key), at its path.
- * Walks without recursion, so any nesting is safe.
+ * One issue for every string of `input` that holds NUL (a value, or an object's key), at its path,
+ * in the order they appear. Walks without recursion and without copying paths, so any nesting is
+ * safe and linear.
  */
 export const nulIssues = (input: unknown): ReadonlyArray<Issue> => {
   const issues: Array<Issue> = []
-  const pending: Array<{ readonly value: unknown; readonly path: ReadonlyArray<string | number> }> = [
-    { value: input, path: [] }
+  const pending: Array<{ readonly value: unknown; readonly place: Place | undefined }> = [
+    { value: input, place: undefined }
   ]
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const { value, path } = next
+    const { value, place } = next
     if (typeof value === "string") {
-      if (holdsNul(value)) issues.push({ path, message: nulMessage })
+      if (holdsNul(value)) issues.push({ path: pathOf(place), message: nulMessage })
     } else if (Array.isArray(value)) {
-      for (const [index, item] of value.entries()) pending.push({ value: item, path: [...path, index] })
-    } else if (typeof value === "object" && value !== null) {
-      for (const [key, item] of Object.entries(value)) {
-        if (holdsNul(key)) issues.push({ path: [...path, key], message: `its name ${nulMessage}` })
-        else pending.push({ value: item, path: [...path, key] })
+      for (let index = value.length - 1; index >= 0; index--) {
+        pending.push({ value: value[index], place: { key: index, parent: place } })
       }
+    } else if (typeof value === "object" && value !== null) {
+      const entries = Object.entries(value)
+      for (let index = entries.length - 1; index >= 0; index--) {
+        const [key, item] = entries[index] ?? ["", undefined]
+        const at = { key, parent: place }
+        if (holdsNul(key)) pending.push({ value: keyNamed, place: at })
+        else pending.push({ value: item, place: at })
+      }
+    } else if (value === keyNamed && place !== undefined) {
+      issues.push({ path: pathOf(place), message: `its name ${nulMessage}` })
     }
   }
-  return issues.reverse()
+  return issues
 }
+
+/** Marks, on the walk's stack, a key holding NUL (reported in its place among the values). */
+const keyNamed: unique symbol = Symbol("key holding NUL")
 
 /** The `invalid_request` answer for an input holding NUL, naming each field, or undefined when it holds none. */
 export const unstorable = (input: unknown): ApiError | undefined => {
