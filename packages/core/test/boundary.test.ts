@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Errors } from "@verbatim/domain"
 import { Effect } from "effect"
-import { answer, unavailableRetryAfterSeconds } from "../src/boundary.js"
+import { answer, storableInput, unavailableRetryAfterSeconds } from "../src/boundary.js"
 import { PersistenceError } from "../src/errors.js"
 import { QueueError } from "../src/ports/work-queue.js"
 
@@ -49,5 +49,24 @@ describe("answer", () => {
       const refusal = Errors.apiError("not_found")
       expect(yield* answered(refusal)).toBe(refusal)
     })
+  )
+})
+
+describe("storableInput", () => {
+  it.effect(
+    "refuses an input holding NUL anywhere with 400 invalid_request naming each field; passes the rest",
+    () =>
+      Effect.gen(function* () {
+        yield* storableInput({ filename: "talk.wav", redirect_uris: ["https://example.com/cb"], n: 1 })
+        const error = yield* Effect.flip(
+          storableInput({ client_name: "a\u0000", redirect_uris: ["https://example.com/cb", "x\u0000"] })
+        )
+        expect([error.code, error.status]).toEqual(["invalid_request", 400])
+        expect(error.message).toMatch(/^client_name: /)
+        expect(error.details.issues).toEqual([
+          { path: ["client_name"], message: expect.any(String) },
+          { path: ["redirect_uris", 1], message: expect.any(String) }
+        ])
+      })
   )
 })
