@@ -234,7 +234,7 @@ const bodyObject = fc.record(
     size_bytes: fc.oneof(fc.integer({ min: 1, max: 2 ** 31 }), edgeNumbers, fieldValue),
     duration_sec: fc.oneof(fc.integer({ min: 1, max: 28_800 }), edgeNumbers, fieldValue),
     extra: fieldValue,
-    [`key\u0000`]: fieldValue
+    "key\u0000": fieldValue
   },
   { requiredKeys: [] }
 )
