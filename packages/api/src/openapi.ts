@@ -115,10 +115,16 @@ const cleanOperation =
 const relativePath = (path: string): string =>
   path === basePath ? "/" : path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : path
 
-/** Drops the built-in schemas nothing refers to any more (repeated: they refer to each other). */
+/**
+ * Schemas that may be left with no reference once the document is cleaned: the built-in ones, and
+ * `DateTimeInput`, which only query parameters use (written out inline by `cleanParameter`).
+ */
+const droppableSchemas: ReadonlyArray<string> = [...builtInSchemas, "DateTimeInput"]
+
+/** Drops the droppable schemas nothing refers to any more (repeated: they refer to each other). */
 const dropUnusedBuiltIns = (document: Json, schemas: Json): Json => {
   const { components: _, ...rest } = document
-  const candidates = builtInSchemas.filter((name) => name in schemas)
+  const candidates = droppableSchemas.filter((name) => name in schemas)
   const referenced = (name: string) =>
     JSON.stringify([rest, Object.entries(schemas).filter(([key]) => key !== name)]).includes(
       `"${refTo(name)}"`
