@@ -103,7 +103,6 @@ export const DateTimeInput = Schema.DateTimeUtc.pipe(
 ).annotations({
   identifier: "DateTimeInput",
   description: "An ISO 8601 date-time (or a date, meaning its midnight in UTC), in the years 1 to 9999",
-  jsonSchema: { type: "string", format: "date-time" },
   arbitrary: () => (fc) =>
     fc
       .date({ min: new Date(minDateInputMillis), max: new Date(maxDateInputMillis), noInvalidDate: true })
