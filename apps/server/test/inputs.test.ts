@@ -217,6 +217,38 @@ layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })("inp
     )
 
     it.effect(
+      "the MCP transport and OAuth registration, which read their own bodies, answer 413 the same way",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* server.newAccount()
+          const tooLarge = {
+            status: 413,
+            json: {
+              error: "request_too_large",
+              message: expect.any(String),
+              details: { max_body_bytes: 1048576 }
+            }
+          }
+          const json = { "content-type": "application/json" }
+          for (const [path, headers] of [
+            [
+              api("/gpt/mcp"),
+              { ...json, accept: "application/json, text/event-stream", authorization: `Bearer ${key}` }
+            ],
+            ["/oauth/register", json]
+          ] as const) {
+            const url = `${server.baseUrl}${path}`
+            expect(yield* sendChunked(url, "POST", headers, { total: 1_200_000 }), path).toMatchObject(
+              tooLarge
+            )
+            const declared = yield* server.post(path, { raw: "x".repeat(1_100_000), headers })
+            expect({ status: declared.status, json: declared.json }, path).toMatchObject(tooLarge)
+          }
+        })
+    )
+
+    it.effect(
       "a chunked PUT past the signed size is 413 with the error body; the right bytes are then stored",
       () =>
         Effect.gen(function* () {

@@ -15,9 +15,10 @@ import {
 } from "@effect/platform"
 import { storableInput } from "@verbatim/core"
 import { Api, type Errors } from "@verbatim/domain"
-import { Cause, Effect, Layer, Option, Stream } from "effect"
+import { Cause, Effect, Layer, Option } from "effect"
 import { VerbatimApi } from "./api.js"
 import { basePath } from "./base.js"
+import { boundedBody, declaresTooLarge } from "./body.js"
 import { lazyScalarLayer } from "./docs-page.js"
 import { errorResponse } from "./errors.js"
 import {
@@ -95,40 +96,21 @@ export const refuseNulInputs = <E>(app: HttpApp.Default<E>): HttpApp.Default<E |
     return yield* app
   })
 
-/**
- * How much of a chunked body over the limit is read and dropped, so that its sender, still
- * sending, receives the 413 instead of a reset; a body past this is cut off (the connection reset).
- */
-export const maxDrainBytes = 16 * maxBodyBytes
-
 const hopHeaders = new Set(["transfer-encoding", "content-length", "connection", "keep-alive", "host"])
 
 /**
- * A chunked body (no `Content-Length`), read whole up to the limit: past the limit the rest is read
- * and dropped (up to `maxDrainBytes`) and the answer is 413 `request_too_large`, the same as a
- * declared one. The platform's own limit destroys the request mid-body, which resets the connection
- * before any answer. The request handed on carries the body read.
+ * A chunked body (no `Content-Length`), read whole within the limit (`boundedBody`: over it, 413
+ * with the error body, not a reset connection); the request handed on carries the body read.
  */
 const readChunked = (
   request: HttpServerRequest.HttpServerRequest
 ): Effect.Effect<HttpServerRequest.HttpServerRequest, Errors.ApiError | HttpServerError.RequestError> =>
-  Effect.gen(function* () {
-    const chunks: Array<Uint8Array> = []
-    const bytes = yield* Stream.runFoldWhile(
-      request.stream,
-      0,
-      (read) => read <= maxDrainBytes,
-      (read, chunk) => {
-        if (read + chunk.length <= maxBodyBytes) chunks.push(chunk)
-        return read + chunk.length
-      }
-    )
-    if (bytes > maxBodyBytes) return yield* Effect.fail(bodyTooLarge)
+  Effect.map(boundedBody(request), (bytes) => {
     const headers = Object.entries(request.headers).filter(([name]) => !hopHeaders.has(name))
     const body = new Request(new URL(request.url, "http://verbatim.invalid"), {
       method: request.method,
       headers,
-      body: new Blob(chunks)
+      body: bytes
     })
     return HttpServerRequest.fromWeb(body).modify({
       url: request.url,
@@ -152,10 +134,12 @@ export const limitBodies = <E>(
   return Effect.flatMap(
     HttpServerRequest.HttpServerRequest,
     (request): HttpApp.Default<E | Errors.ApiError | HttpServerError.RequestError> => {
-      const length = request.headers["content-length"]
-      if (Number(length ?? "0") > maxBodyBytes) return Effect.fail(bodyTooLarge)
+      if (declaresTooLarge(request)) return Effect.fail(bodyTooLarge)
       if (!HttpMethod.hasBody(request.method)) return app
-      if (length === undefined && request.headers["transfer-encoding"] !== undefined) {
+      if (
+        request.headers["content-length"] === undefined &&
+        request.headers["transfer-encoding"] !== undefined
+      ) {
         return Effect.flatMap(readChunked(request), (read) =>
           Effect.provideService(limited, HttpServerRequest.HttpServerRequest, read)
         )

@@ -17,7 +17,7 @@
  * (`isOAuthRequest`). They are mounted where the server provides core's `OAuthServer` (the
  * runtime's use cases); the contract tested alone has none and serves no OAuth routes.
  */
-import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   type AccountWithBalance,
   type AuthorizationRequest,
@@ -27,10 +27,11 @@ import {
   ServiceUrl,
   storableInput
 } from "@verbatim/core"
-import { Api } from "@verbatim/domain"
+import { Api, Errors } from "@verbatim/domain"
 import { Effect, Either, Option } from "effect"
 import { basePath } from "./base.js"
-import { maxBodyBytes } from "./failures.js"
+import { boundedText } from "./body.js"
+import { errorResponse } from "./errors.js"
 
 export const oauthPaths = {
   protectedResource: "/.well-known/oauth-protected-resource",
@@ -82,10 +83,8 @@ const serverError = HttpServerResponse.unsafeJson(
   { status: 500, headers: cors }
 )
 
-/** The body as text, at most `maxBodyBytes`. */
-const bodyText = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-  HttpIncomingMessage.withMaxBodySize(request.text, Option.some(maxBodyBytes))
-)
+/** The body as text, at most `maxBodyBytes` (over it: 413 with the API's error body, as every route). */
+const bodyText = Effect.flatMap(HttpServerRequest.HttpServerRequest, boundedText)
 
 /**
  * The one string rule of every entry point (core's `storableInput`) in OAuth's words: a field
@@ -313,7 +312,9 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
         Effect.catchAll((error) =>
           error instanceof OAuthError
             ? Effect.succeed(oauthErrorResponse(error))
-            : Effect.as(Effect.logError("OAuth route failed", error), serverError)
+            : error instanceof Errors.ApiError
+              ? Effect.succeed(errorResponse(error))
+              : Effect.as(Effect.logError("OAuth route failed", error), serverError)
         )
       )
 

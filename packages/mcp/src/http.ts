@@ -12,11 +12,12 @@
  *   Web-standard transport, JSON responses), so any server of a fleet can answer any request and
  *   nothing is held between requests. GET (a server-to-client event stream) and DELETE (ending a
  *   session) answer 405, which clients take as "not offered".
- * - The body is read here, at most `maxBodyBytes`, and handed to the transport as it came: the
+ * - The body is read here, at most `maxBodyBytes` (over it, declared or chunked, 413
+ *   `request_too_large` with the error body), and handed to the transport as it came: the
  *   API's JSON body policy does not apply to this path (`isMcpRequest` in `@verbatim/api`).
  */
-import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { bearerKey, errorResponse, maxBodyBytes, mcpChallenge, mcpPath } from "@verbatim/api"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { bearerKey, boundedBody, errorResponse, maxBodyBytes, mcpChallenge, mcpPath } from "@verbatim/api"
 import { Access, answer, isAccessToken, OAuthServer, ServiceUrl } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
 import { Effect, type Layer, Option } from "effect"
@@ -37,10 +38,13 @@ const unauthorized = (serviceUrl: string) => (error: Errors.ApiError) =>
     ? HttpServerResponse.setHeader(errorResponse(error), "www-authenticate", mcpChallenge(serviceUrl))
     : errorResponse(error)
 
-/** The request as a Web `Request`, its body read (at most `maxBodyBytes`). */
+/**
+ * The request as a Web `Request`, its body read as every route reads one (`boundedBody`: over the
+ * limit, declared or chunked, 413 `request_too_large` with the error body).
+ */
 const webRequest = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function* () {
-    const body = yield* HttpIncomingMessage.withMaxBodySize(request.arrayBuffer, Option.some(maxBodyBytes))
+    const body = yield* boundedBody(request)
     const url = Option.getOrElse(
       HttpServerRequest.toURL(request),
       () => new URL(request.url, "http://localhost")
@@ -51,8 +55,13 @@ const webRequest = (request: HttpServerRequest.HttpServerRequest) =>
     }
     return new Request(url, { method: request.method, headers, body })
   }).pipe(
-    Effect.mapError(() =>
-      Errors.apiError("invalid_request", `the request body could not be read (at most ${maxBodyBytes} bytes)`)
+    Effect.mapError((error) =>
+      error._tag === "ApiError"
+        ? error
+        : Errors.apiError(
+            "invalid_request",
+            `the request body could not be read (at most ${maxBodyBytes} bytes)`
+          )
     )
   )
 
