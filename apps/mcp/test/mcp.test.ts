@@ -461,6 +461,16 @@ layer(testServerOn({ platform: demoPlatform(catalogue) }), { timeout: 60_000, ex
                     expect.arrayContaining([{ path: [...path], message: expect.any(String) }])
                   )
                 }
+                // resources/list's cursor is a page, bounded the same way.
+                const cursor = (value: string) =>
+                  Effect.promise(() =>
+                    mcp.client.listResources({ cursor: value }).then(
+                      () => "listed",
+                      (error: unknown) => String(error)
+                    )
+                  )
+                expect(yield* cursor("9007199254740991")).toContain("cursor")
+                expect(yield* cursor("10000000")).toBe("listed")
                 // The bounds themselves are served.
                 yield* call(mcp, "list_transcripts", {
                   page: 10_000_000,
