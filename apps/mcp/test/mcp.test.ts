@@ -20,6 +20,7 @@ import {
   httpClient,
   inProcessClient,
   longVideo,
+  onEveryTransport,
   restClient,
   stdioClient,
   stdioClientWith
@@ -513,6 +514,49 @@ layer(testServerOn({ platform: demoPlatform(catalogue) }), { timeout: 60_000, ex
             const one = yield* post(business.key, chunks[0])
             expect(one.json).toMatchObject({ id: 1, result: { structuredContent: { video_id: longVideo } } })
           })
+      )
+
+      it.scoped(
+        "on every transport, a NUL in any argument, a huge page or a date outside the years 1-9999 is invalid_request naming the field",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            yield* onEveryTransport(server, 10, (mcp) =>
+              Effect.gen(function* () {
+                for (const [tool, args, path] of [
+                  ["search_transcripts", { query: "coordination\u0000" }, ["query"]],
+                  ["transcribe_video", { video: `${videos.manualOnly}\u0000` }, ["video"]],
+                  ["run_batch", { video_ids: [videos.manualOnly, "a\u0000b"] }, ["video_ids", 1]],
+                  ["list_transcripts", { page: 9007199254740991 }, ["page"]],
+                  ["list_transcripts", { date_from: "-271821-04-20T00:00:00Z" }, ["date_from"]],
+                  ["list_transcripts", { date_to: "+275760-09-13T00:00:00Z" }, ["date_to"]]
+                ] as const) {
+                  const refused = yield* callFailing(mcp, tool, args)
+                  expect(refused.error, `${tool} ${JSON.stringify(args)}`).toBe("invalid_request")
+                  expect(refused.details.issues).toEqual(
+                    expect.arrayContaining([{ path: [...path], message: expect.any(String) }])
+                  )
+                }
+                // resources/list's cursor is a page, bounded the same way.
+                const cursor = (value: string) =>
+                  Effect.promise(() =>
+                    mcp.client.listResources({ cursor: value }).then(
+                      () => "listed",
+                      (error: unknown) => String(error)
+                    )
+                  )
+                expect(yield* cursor("9007199254740991")).toContain("cursor")
+                expect(yield* cursor("10000000")).toBe("listed")
+                // The bounds themselves are served.
+                yield* call(mcp, "list_transcripts", {
+                  page: 10_000_000,
+                  date_from: "0001-01-01T00:00:00Z",
+                  date_to: "9999-12-31T23:59:59.999Z"
+                })
+              })
+            )
+          }),
+        120_000
       )
 
       it.scoped("answers 401 with the API's error body without a valid key", () =>

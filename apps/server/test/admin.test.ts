@@ -125,6 +125,47 @@ layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })("v
       })
     )
 
+    it.effect(
+      "a grant past the largest balance fails and writes nothing: the account and the list still read",
+      () =>
+        Effect.gen(function* () {
+          const account = jsonOf(
+            yield* admin(
+              "accounts",
+              "create",
+              "--name",
+              "Rich",
+              "--plan",
+              "pro",
+              "--credits",
+              "1000",
+              "--json"
+            )
+          ) as { id: string }
+          const huge = yield* Effect.exit(
+            admin("credits", "grant", "--account", account.id, "--amount", "9007199254740991")
+          )
+          expect(Exit.isFailure(huge)).toBe(true)
+          const listed = jsonOf(yield* admin("accounts", "list", "--json")) as Array<{
+            id: string
+            credits: number
+          }>
+          expect(listed.find((a) => a.id === account.id)?.credits).toBe(1000)
+          const granted = jsonOf(
+            yield* admin(
+              "credits",
+              "grant",
+              "--account",
+              account.id,
+              "--amount",
+              "9007199254739991",
+              "--json"
+            )
+          ) as { credits: number }
+          expect(granted.credits).toBe(9007199254740991)
+        })
+    )
+
     it.effect("an unknown account or key fails with the use case's error", () =>
       Effect.gen(function* () {
         const unknownAccount = yield* Effect.exit(

@@ -1,7 +1,8 @@
 /**
  * Request arbitraries for properties over real HTTP (the fuzz test, the hot routes' equivalence
  * test): query strings (random and repeated keys, unicode, huge numbers, broken percent-encoding),
- * URL-encoded path segments, and request bodies of every wrong shape.
+ * URL-encoded path segments, and request bodies of every wrong shape; strings holding NUL, numbers
+ * past what the database counts and dates past what it holds, in queries and bodies alike.
  */
 import { Asr } from "@verbatim/domain"
 import { FastCheck as fc } from "effect"
@@ -16,9 +17,46 @@ export const maxQueryLength = 8000
 const asrFields = Object.keys(Asr.AsrOptions.fields)
 
 export const unicode = fc.string({ unit: "binary", maxLength: 40 })
+
+/** A string with the NUL character somewhere (PostgreSQL text cannot store it). */
+export const withNul = fc
+  .tuple(fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }))
+  .map(([before, after]) => `${before}\u0000${after}`)
+
+/** Whole numbers at and past the edges of what JavaScript and PostgreSQL count exactly. */
+export const edgeNumbers = fc.oneof(
+  fc.constantFrom(
+    2 ** 31 - 1,
+    2 ** 31,
+    2 ** 53 - 1,
+    2 ** 53,
+    2 ** 63,
+    -(2 ** 53),
+    10_000_000,
+    10_000_001,
+    1e21,
+    1e308
+  ),
+  fc.integer({ min: 2 ** 31, max: Number.MAX_SAFE_INTEGER })
+)
+
+/** Dates a JavaScript `Date` reads that the database cannot hold, and the edges of those it can. */
+export const extremeDates = fc.constantFrom(
+  "-271821-04-20T00:00:00Z",
+  "+275760-09-13T00:00:00Z",
+  "-004714-11-23T00:00:00Z",
+  "+294277-01-01T00:00:00Z",
+  "0000-01-01T00:00:00Z",
+  "0001-01-01T00:00:00Z",
+  "9999-12-31T23:59:59.999Z",
+  "+010000-01-01T00:00:00Z",
+  "1969-12-31T23:59:59.999Z"
+)
+
 const hugeNumbers = fc.oneof(
   fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n }).map(String),
   fc.double().map(String),
+  edgeNumbers.map(String),
   fc.constantFrom("1e309", "-1e309", "9007199254740993", "NaN", "Infinity", "-0", "0x10", "1_000", "٣")
 )
 export const plausibleValues = fc.constantFrom(
@@ -66,6 +104,8 @@ const queryValue = fc.oneof(
   { weight: 2, arbitrary: fc.string({ maxLength: 30 }) },
   { weight: 2, arbitrary: unicode },
   { weight: 2, arbitrary: hugeNumbers },
+  { weight: 1, arbitrary: withNul },
+  { weight: 1, arbitrary: extremeDates },
   { weight: 1, arbitrary: fc.string({ minLength: 200, maxLength: 2000 }) }
 )
 
@@ -76,6 +116,7 @@ const queryKey = (params: ReadonlyArray<string>) =>
         { weight: 5, arbitrary: fc.constantFrom(...params) },
         { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
         { weight: 1, arbitrary: unicode },
+        { weight: 1, arbitrary: withNul },
         { weight: 1, arbitrary: fc.constantFrom("constructor", "__proto__", "page[]", "a.b") }
       )
 
@@ -107,6 +148,11 @@ export const queryString = (params: ReadonlyArray<string>) =>
           "include_segments",
           "include_segments=",
           "search=%00",
+          "page=9007199254740991",
+          "page=10000000&limit=100",
+          "date_from=-271821-04-20T00:00:00Z",
+          "date_to=%2B275760-09-13T00:00:00Z",
+          "status=%00&status=completed",
           "language=%F0%9F%98%80"
         )
       }
@@ -145,6 +191,10 @@ const anyJsonText = fc.oneof(
 const fieldValue = fc.oneof(
   { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
   { weight: 2, arbitrary: plausibleValues },
+  { weight: 1, arbitrary: withNul },
+  { weight: 1, arbitrary: edgeNumbers },
+  { weight: 1, arbitrary: extremeDates },
+  { weight: 1, arbitrary: fc.array(fc.oneof(withNul, fc.string({ maxLength: 10 })), { maxLength: 3 }) },
   { weight: 1, arbitrary: fc.string({ minLength: 3000, maxLength: 20000 }) },
   { weight: 1, arbitrary: fc.constantFrom(1e308, -1, 0, 2 ** 53 + 1, 21, 201, -0.5, true, null, [], {}) }
 )
@@ -173,10 +223,37 @@ const bodyObject = fc.record(
       fieldValue
     ),
     ids: fc.oneof(fc.array(fc.oneof(fc.uuid(), fieldValue), { maxLength: 5 }), fieldValue),
-    extra: fieldValue
+    video_ids: fc.oneof(
+      fc.array(fc.oneof(fc.constantFrom(videos.manualAndAuto, videos.noCaptions), fieldValue), {
+        maxLength: 4
+      }),
+      fieldValue
+    ),
+    filename: fc.oneof(fc.constantFrom("talk.wav"), withNul, fieldValue),
+    mime_type: fc.oneof(fc.constantFrom("audio/wav", "video/mp4"), fieldValue),
+    size_bytes: fc.oneof(fc.integer({ min: 1, max: 2 ** 31 }), edgeNumbers, fieldValue),
+    duration_sec: fc.oneof(fc.integer({ min: 1, max: 28_800 }), edgeNumbers, fieldValue),
+    extra: fieldValue,
+    "key\u0000": fieldValue
   },
   { requiredKeys: [] }
 )
+
+/** Valid requests of the endpoints that store what they are sent (uploads, transcribe, batch). */
+const validBodies: ReadonlyArray<Record<string, unknown>> = [
+  { filename: "talk.wav", mime_type: "audio/wav", size_bytes: 1000, duration_sec: 60 },
+  { video: videos.manualAndAuto, webhook_url: "https://example.com/hook" },
+  { video_ids: [videos.manualAndAuto], webhook_url: "https://example.com/hook" }
+]
+
+/** A valid request with one field's value made to hold NUL, or a number or date past the database's. */
+const validButOneField = fc
+  .tuple(fc.constantFrom(...validBodies), fc.nat(), fc.oneof(withNul, edgeNumbers, extremeDates))
+  .map(([body, index, value]) => {
+    const keys = Object.keys(body)
+    const key = keys[index % keys.length] ?? "video"
+    return { ...body, [key]: Array.isArray(body[key]) ? [value] : value }
+  })
 
 const deepNesting = fc
   .tuple(fc.integer({ min: 1, max: 300 }), fc.constantFrom("[", '{"a":'), fc.boolean())
@@ -188,6 +265,7 @@ const deepNesting = fc
 /** A request body: JSON of the wrong shape, fields of the wrong types, deep nesting, huge or non-JSON text. */
 export const bodyText = fc.oneof(
   { weight: 5, arbitrary: bodyObject.map((body) => JSON.stringify(body)) },
+  { weight: 2, arbitrary: validButOneField.map((body) => JSON.stringify(body)) },
   { weight: 3, arbitrary: anyJsonText },
   { weight: 1, arbitrary: deepNesting },
   { weight: 1, arbitrary: fc.string({ maxLength: 50 }) },

@@ -1,7 +1,8 @@
 /**
  * Fuzzing every endpoint over real HTTP with fast-check (bounded runs): schema-violating JSON
- * bodies, wrong types for each field, huge strings, deep nesting and non-JSON text; random query
- * strings (random and repeated keys, unicode, huge numbers, broken percent-encoding); random
+ * bodies, wrong types for each field, huge strings, deep nesting and non-JSON text, NUL in strings
+ * and keys, numbers and dates past what the database holds; random query strings (random and
+ * repeated keys, unicode, huge numbers, NUL, extreme dates, broken percent-encoding); random
  * URL-encoded path segments; random methods and Authorization headers. The server never answers
  * 5xx, every non-2xx answer is the error body with a catalogue code whose status it has, and every
  * 2xx JSON answer matches the endpoint's response schema.
@@ -132,6 +133,33 @@ const endpoints: ReadonlyArray<Endpoint> = [
     success: conforms(Api.DeleteResponse)
   },
   {
+    name: "POST /uploads",
+    method: "POST",
+    path: () => "/uploads",
+    hasParam: false,
+    params: [],
+    hasBody: true,
+    success: conforms(Api.UploadCreateResponse)
+  },
+  {
+    name: "POST /batch",
+    method: "POST",
+    path: () => "/batch",
+    hasParam: false,
+    params: [],
+    hasBody: true,
+    success: conforms(Api.BatchProcessing)
+  },
+  {
+    name: "POST /batch/estimate",
+    method: "POST",
+    path: () => "/batch/estimate",
+    hasParam: false,
+    params: [],
+    hasBody: true,
+    success: conforms(Api.BatchEstimate)
+  },
+  {
     name: "GET /transcripts/{video_id}/languages",
     method: "GET",
     path: (id) => `/transcripts/${id}/languages`,
@@ -242,6 +270,42 @@ layer(TestServerLive, { timeout: "120 seconds", excludeTestServices: true })(
             checkAnswer(`${method} ${path}`, yield* server.request(method, api(path), { key: owner?.key }))
           }
         })
+      )
+
+      it.effect(
+        "a NUL in a filename, a webhook_url or a query, a huge page or an extreme date answers 400, never 500",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const [owner] = yield* accounts(server, 1)
+            const upload = {
+              filename: "a\u0000.wav",
+              mime_type: "audio/wav",
+              size_bytes: 10,
+              duration_sec: 1
+            }
+            for (const [method, path, json] of [
+              ["POST", "/uploads", upload],
+              [
+                "POST",
+                "/transcribe",
+                { video: videos.noCaptions, webhook_url: "https://example.com/\u0000" }
+              ],
+              [
+                "POST",
+                "/batch",
+                { video_ids: [videos.noCaptions], webhook_url: "https://example.com/\u0000" }
+              ],
+              ["GET", "/transcripts?page=9007199254740991", undefined],
+              ["GET", "/jobs?page=9007199254740991", undefined],
+              ["GET", "/transcripts?date_from=-271821-04-20T00:00:00Z", undefined],
+              ["GET", "/transcripts?language=%00", undefined]
+            ] as const) {
+              const response = yield* server.request(method, api(path), { key: owner?.key, json })
+              checkAnswer(`${method} ${path}`, response)
+              expect(response.status, response.text).toBe(400)
+            }
+          })
       )
 
       it.effect(

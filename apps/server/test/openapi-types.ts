@@ -974,6 +974,7 @@ export interface components {
       hasMore: boolean
     }
     NonNegativeInt: number
+    /** @description Words matched against the video id, the title and the transcript text */
     TranscriptSearch: string
     /** @enum {string} */
     StoredTranscriptStatus: "queued" | "processing" | "succeeded" | "failed"
@@ -2035,7 +2036,7 @@ export interface operations {
   "jobs.jobs": {
     parameters: {
       query?: {
-        /** @description Page number, from 1 */
+        /** @description Page number, 1 to 10000000 */
         page?: number
         /** @description Items per page, 1 to 100 */
         limit?: number
@@ -2123,16 +2124,16 @@ export interface operations {
   "transcripts.list": {
     parameters: {
       query?: {
-        /** @description Page number, from 1 */
+        /** @description Page number, 1 to 10000000 */
         page?: number
         /** @description Items per page, 1 to 100 */
         limit?: number
         search?: components["schemas"]["TranscriptSearch"]
         status?: components["schemas"]["StoredTranscriptStatus"]
         language?: components["schemas"]["LanguageCode"]
-        /** @description A date-time (or a date, meaning its midnight in UTC), ISO 8601 */
+        /** @description A date-time (or a date, meaning its midnight in UTC), ISO 8601, in the years 1 to 9999 */
         date_from?: string
-        /** @description A date-time (or a date, meaning its midnight in UTC), ISO 8601 */
+        /** @description A date-time (or a date, meaning its midnight in UTC), ISO 8601, in the years 1 to 9999 */
         date_to?: string
         include_segments?: boolean
       }

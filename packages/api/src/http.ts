@@ -13,10 +13,12 @@ import {
   type HttpServerError,
   HttpServerRequest
 } from "@effect/platform"
-import type { Errors } from "@verbatim/domain"
+import { storableInput } from "@verbatim/core"
+import { Api, type Errors } from "@verbatim/domain"
 import { Cause, Duration, Effect, Layer, Option } from "effect"
 import { VerbatimApi } from "./api.js"
 import { basePath } from "./base.js"
+import { boundedBody, declaresTooLarge } from "./body.js"
 import { lazyScalarLayer } from "./docs-page.js"
 import { errorResponse } from "./errors.js"
 import {
@@ -77,21 +79,79 @@ export const readBodiesAsJson = <E>(
   })
 
 /**
- * The body limit: a `Content-Length` above `maxBodyBytes` is refused before the body is read
- * (413 `request_too_large`); a chunked body is cut off at the limit, with the same answer. A method
- * without a body (GET, HEAD, OPTIONS) has no route that reads one, so its request runs as it is:
- * setting the limit would be a fiber-local change on every such request for nothing.
+ * The one string rule (core's `storableInput`): a query string or JSON body holding NUL in any
+ * string answers 400 `invalid_request` naming each field, before any route decodes it. NUL reaches
+ * a query only as `%00` and a JSON body only as the escape `\u0000` (a raw control character is not
+ * JSON), so requests without either are not parsed a second time. Runs inside `readBodiesAsJson`,
+ * whose read of the body the route reuses.
  */
-export const limitBodies = <E>(app: HttpApp.Default<E>): HttpApp.Default<E | Errors.ApiError> => {
+export const refuseNulInputs = <E>(app: HttpApp.Default<E>): HttpApp.Default<E | Errors.ApiError> =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const query = request.url.indexOf("?")
+    if (query >= 0 && request.url.includes("%00", query)) {
+      yield* storableInput(Api.paramFields(new URLSearchParams(request.url.slice(query + 1))))
+    }
+    if (HttpMethod.hasBody(request.method)) {
+      const text = yield* Effect.orElseSucceed(request.text, () => "")
+      if (text.includes("\\u0000")) {
+        const parsed = Option.liftThrowable((): unknown => JSON.parse(text))()
+        if (Option.isSome(parsed)) yield* storableInput(parsed.value)
+      }
+    }
+    return yield* app
+  })
+
+const hopHeaders = new Set(["transfer-encoding", "content-length", "connection", "keep-alive", "host"])
+
+/**
+ * A chunked body (no `Content-Length`), read whole within the limit (`boundedBody`: over it, 413
+ * with the error body, not a reset connection); the request handed on carries the body read.
+ */
+const readChunked = (
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<HttpServerRequest.HttpServerRequest, Errors.ApiError | HttpServerError.RequestError> =>
+  Effect.map(boundedBody(request), (bytes) => {
+    const headers = Object.entries(request.headers).filter(([name]) => !hopHeaders.has(name))
+    const body = new Request(new URL(request.url, "http://verbatim.invalid"), {
+      method: request.method,
+      headers,
+      body: bytes
+    })
+    return HttpServerRequest.fromWeb(body).modify({
+      url: request.url,
+      ...Option.match(request.remoteAddress, {
+        onNone: () => ({}),
+        onSome: (remoteAddress) => ({ remoteAddress })
+      })
+    })
+  })
+
+/**
+ * The body limit: a `Content-Length` above `maxBodyBytes` is refused before the body is read
+ * (413 `request_too_large`); a chunked body over the limit gets the same answer (`readChunked`).
+ * A method without a body (GET, HEAD, OPTIONS) has no route that reads one, so its request runs as
+ * it is: setting the limit would be a fiber-local change on every such request for nothing.
+ */
+export const limitBodies = <E>(
+  app: HttpApp.Default<E>
+): HttpApp.Default<E | Errors.ApiError | HttpServerError.RequestError> => {
   const limited = HttpIncomingMessage.withMaxBodySize(app, Option.some(maxBodyBytes))
   return Effect.flatMap(
     HttpServerRequest.HttpServerRequest,
-    (request): HttpApp.Default<E | Errors.ApiError> =>
-      Number(request.headers["content-length"] ?? "0") > maxBodyBytes
-        ? Effect.fail(bodyTooLarge)
-        : HttpMethod.hasBody(request.method)
-          ? limited
-          : app
+    (request): HttpApp.Default<E | Errors.ApiError | HttpServerError.RequestError> => {
+      if (declaresTooLarge(request)) return Effect.fail(bodyTooLarge)
+      if (!HttpMethod.hasBody(request.method)) return app
+      if (
+        request.headers["content-length"] === undefined &&
+        request.headers["transfer-encoding"] !== undefined
+      ) {
+        return Effect.flatMap(readChunked(request), (read) =>
+          Effect.provideService(limited, HttpServerRequest.HttpServerRequest, read)
+        )
+      }
+      return limited
+    }
   )
 }
 
@@ -118,7 +178,7 @@ export const isMcpRequest = (url: string): boolean => url === mcpPath || url.sta
  * A request to the MCP transport is not read either: the transport reads its body.
  */
 export const requestPolicy = <E>(app: HttpApp.Default<E>): HttpApp.Default => {
-  const json = answerFailures(limitBodies(readBodiesAsJson(app)))
+  const json = answerFailures(limitBodies(readBodiesAsJson(refuseNulInputs(app))))
   const raw = answerFailures(app)
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
     isSignedPut(request.method, request.url) || isMcpRequest(request.url) || isOAuthRequest(request.url)

@@ -5,6 +5,7 @@
  */
 export * from "./api.js"
 export * from "./base.js"
+export * from "./body.js"
 export * from "./client.js"
 export * from "./errors.js"
 export * from "./exports.js"

@@ -22,18 +22,21 @@
  * page carries its random id only (core's `OAuthServer.signIn`). They are mounted where the server provides core's `OAuthServer` (the
  * runtime's use cases); the contract tested alone has none and serves no OAuth routes.
  */
-import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   type AccountWithBalance,
   type AuthorizationRequest,
   type CheckedAuthorization,
   OAuthError,
   OAuthServer,
-  ServiceUrl
+  ServiceUrl,
+  storableInput
 } from "@verbatim/core"
-import { Webhook } from "@verbatim/domain"
+import { Api, Errors, Webhook } from "@verbatim/domain"
 import { Effect, Either, Option } from "effect"
 import { basePath } from "./base.js"
+import { boundedText } from "./body.js"
+import { errorResponse } from "./errors.js"
 import { maxBodyBytes } from "./failures.js"
 
 export const oauthPaths = {
@@ -118,18 +121,30 @@ const serverError = HttpServerResponse.unsafeJson(
   { status: 500, headers: cors }
 )
 
-/** The body as text, at most `limit` bytes. */
+/** The body as text, at most `limit` bytes (over it: 413 with the API's error body, as every route). */
 const bodyTextOf = (limit: number) =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    HttpIncomingMessage.withMaxBodySize(request.text, Option.some(limit))
-  )
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => boundedText(request, limit))
 const bodyText = bodyTextOf(maxBodyBytes)
 
-/** A form body's fields (the first value of each). */
-const formFields = Effect.map(bodyText, (text) => {
+/**
+ * The one string rule of every entry point (core's `storableInput`) in OAuth's words: a field
+ * holding NUL is refused with `code` (400), the description naming the field.
+ */
+const storableFields = (
+  input: unknown,
+  code: "invalid_request" | "invalid_client_metadata" = "invalid_request"
+) =>
+  Effect.mapError(
+    storableInput(input),
+    (refused) => new OAuthError({ error: code, description: refused.message, status: 400 })
+  )
+
+/** A form body's fields (the first value of each), refused when any holds NUL. */
+const formFields = Effect.flatMap(bodyText, (text) => {
+  const params = new URLSearchParams(text)
   const fields: Record<string, string> = {}
-  for (const [name, value] of new URLSearchParams(text)) if (!(name in fields)) fields[name] = value
-  return fields
+  for (const [name, value] of params) if (!(name in fields)) fields[name] = value
+  return Effect.as(storableFields(Api.paramFields(params)), fields)
 })
 
 const field = (fields: Record<string, string>, name: string): string | undefined => {
@@ -333,7 +348,9 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
         Effect.catchAll((error) =>
           error instanceof OAuthError
             ? Effect.succeed(oauthErrorResponse(error))
-            : Effect.as(Effect.logError("OAuth route failed", error), serverError)
+            : error instanceof Errors.ApiError
+              ? Effect.succeed(errorResponse(error))
+              : Effect.as(Effect.logError("OAuth route failed", error), serverError)
         )
       )
 
@@ -383,6 +400,7 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
           })
         )
       }
+      yield* storableFields(body, "invalid_client_metadata")
       const client = yield* oauth.register(body as never, address)
       return json(client, 201, noStore)
     })
@@ -390,6 +408,8 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
     const authorizeGet = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const url = Option.getOrElse(HttpServerRequest.toURL(request), () => new URL(request.url, issuer))
+      const storable = yield* Effect.either(storableFields(Api.paramFields(url.searchParams)))
+      if (Either.isLeft(storable)) return errorPage(storable.left)
       const fields = Object.fromEntries(url.searchParams)
       const params = authorizationRequest(fields)
       return yield* oauth.checkAuthorization(params).pipe(

@@ -115,10 +115,16 @@ const cleanOperation =
 const relativePath = (path: string): string =>
   path === basePath ? "/" : path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : path
 
-/** Drops the built-in schemas nothing refers to any more (repeated: they refer to each other). */
+/**
+ * Schemas that may be left with no reference once the document is cleaned: the built-in ones, and
+ * `DateTimeInput`, which only query parameters use (written out inline by `cleanParameter`).
+ */
+const droppableSchemas: ReadonlyArray<string> = [...builtInSchemas, "DateTimeInput"]
+
+/** Drops the droppable schemas nothing refers to any more (repeated: they refer to each other). */
 const dropUnusedBuiltIns = (document: Json, schemas: Json): Json => {
   const { components: _, ...rest } = document
-  const candidates = builtInSchemas.filter((name) => name in schemas)
+  const candidates = droppableSchemas.filter((name) => name in schemas)
   const referenced = (name: string) =>
     JSON.stringify([rest, Object.entries(schemas).filter(([key]) => key !== name)]).includes(
       `"${refTo(name)}"`
@@ -134,8 +140,9 @@ const queryParameters: Record<string, Json> = {
   page: {
     type: "integer",
     minimum: Plan.page.min,
+    maximum: Plan.page.max,
     default: Plan.page.default,
-    description: `Page number, from ${Plan.page.min}`
+    description: `Page number, ${Plan.page.min} to ${Plan.page.max}`
   },
   limit: {
     type: "integer",
@@ -194,10 +201,10 @@ const cleanParameter =
       return { ...parameter, description, schema }
     }
     if (ref === "BooleanFromString") return { ...parameter, schema: { type: "boolean" } }
-    if (ref === "DateTimeUtc") {
+    if (ref === "DateTimeUtc" || ref === "DateTimeInput") {
       return {
         ...parameter,
-        description: "A date-time (or a date, meaning its midnight in UTC), ISO 8601",
+        description: "A date-time (or a date, meaning its midnight in UTC), ISO 8601, in the years 1 to 9999",
         schema: { type: "string", format: "date-time" }
       }
     }

@@ -58,6 +58,7 @@ describe("the document's precision", () => {
       expect(parameters.find((parameter) => parameter.name === "page")?.schema).toEqual({
         type: "integer",
         minimum: 1,
+        maximum: 10_000_000,
         default: 1
       })
       expect(parameters.find((parameter) => parameter.name === "limit")?.schema).toEqual({

@@ -14,8 +14,11 @@
  * - A request refused by the rate limit is `rate_limit_exceeded` with the seconds to wait (`admitted`).
  * - A schema rejection is `Errors.invalidRequest` / `Errors.rejection` of the domain (one issue per
  *   field in `details.issues`).
+ * - A request whose input holds a NUL character anywhere is `invalid_request` naming each field
+ *   (`storableInput`, the domain's `Api.nulIssues`), before any field is decoded: PostgreSQL text
+ *   cannot store NUL, so no entry point lets one through to a use case.
  */
-import { Errors } from "@verbatim/domain"
+import { Api, Errors } from "@verbatim/domain"
 import { Effect } from "effect"
 import type { PersistenceError } from "./errors.js"
 import type { RateVerdict } from "./ports/rate-limiter.js"
@@ -108,3 +111,10 @@ export const admitted = (verdict: RateVerdict, requests = 1): Effect.Effect<void
           )
         )
       : Effect.fail(rateLimitRefusal(verdict))
+ * Refuses a request input (a parsed JSON body, a query string's or form's fields, an MCP tool's
+ * arguments) holding NUL in any string, naming each field: the one string rule of every entry point.
+ */
+export const storableInput = (input: unknown): Effect.Effect<void, Errors.ApiError> => {
+  const refused = Api.unstorable(input)
+  return refused === undefined ? Effect.void : Effect.fail(refused)
+}

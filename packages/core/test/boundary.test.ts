@@ -8,7 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Errors, Plan } from "@verbatim/domain"
 import { Effect, FastCheck as fc } from "effect"
-import { admitted, answer, unavailableRetryAfterSeconds } from "../src/boundary.js"
+import { admitted, answer, storableInput, unavailableRetryAfterSeconds } from "../src/boundary.js"
 import { PersistenceError } from "../src/errors.js"
 import { QueueError } from "../src/ports/work-queue.js"
 import { longestPutMillis, putTimeMillis } from "../src/usecases/uploads.js"
@@ -93,4 +93,22 @@ describe("putTimeMillis", () => {
         )
       })
     ))
+})
+describe("storableInput", () => {
+  it.effect(
+    "refuses an input holding NUL anywhere with 400 invalid_request naming each field; passes the rest",
+    () =>
+      Effect.gen(function* () {
+        yield* storableInput({ filename: "talk.wav", redirect_uris: ["https://example.com/cb"], n: 1 })
+        const error = yield* Effect.flip(
+          storableInput({ client_name: "a\u0000", redirect_uris: ["https://example.com/cb", "x\u0000"] })
+        )
+        expect([error.code, error.status]).toEqual(["invalid_request", 400])
+        expect(error.message).toMatch(/^client_name: /)
+        expect(error.details.issues).toEqual([
+          { path: ["client_name"], message: expect.any(String) },
+          { path: ["redirect_uris", 1], message: expect.any(String) }
+        ])
+      })
+  )
 })

@@ -21,15 +21,17 @@
  *   Web-standard transport, JSON responses), so any server of a fleet can answer any request and
  *   nothing is held between requests. GET (a server-to-client event stream) and DELETE (ending a
  *   session) answer 405, which clients take as "not offered".
- * - The body is read here, at most `maxBodyBytes` within `bodyTimeoutMs`, and handed to the
+ * - The body is read here as every route reads one (`boundedBody`: over `maxBodyBytes`, declared or
+ *   chunked, 413 `request_too_large` with the error body) within `bodyTimeoutMs`, and handed to the
  *   transport as it came: the API's JSON body policy does not apply to this path (`isMcpRequest` in
  *   `@verbatim/api`).
  */
-import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   bearerKey,
   bodyTimedOut,
   bodyTimeoutMs,
+  boundedBody,
   errorResponse,
   maxBodyBytes,
   mcpChallenge,
@@ -84,7 +86,7 @@ const isNotificationOrResponse = (message: unknown): boolean =>
     : isId(message.id) && ("result" in message || "error" in message))
 
 /** The messages of a body; none when it is not JSON (the transport answers it a parse error). */
-const messagesOf = (body: ArrayBuffer): Option.Option<Messages> =>
+const messagesOf = (body: Uint8Array): Option.Option<Messages> =>
   Option.map(
     Option.liftThrowable(() => JSON.parse(new TextDecoder().decode(body)) as unknown)(),
     (parsed) => {
@@ -135,17 +137,22 @@ const unauthorized = (serviceUrl: string) => (error: Errors.ApiError) =>
     ? HttpServerResponse.setHeader(errorResponse(error), "www-authenticate", mcpChallenge(serviceUrl))
     : errorResponse(error)
 
-/** The body of a POST, at most `maxBodyBytes`. */
+/**
+ * The body of a POST, read as every route reads one (`boundedBody`: over the limit, declared or
+ * chunked, 413 `request_too_large` with the error body), within `bodyTimeoutMs`.
+ */
 const bodyOf = (request: HttpServerRequest.HttpServerRequest) =>
-  HttpIncomingMessage.withMaxBodySize(request.arrayBuffer, Option.some(maxBodyBytes)).pipe(
-    Effect.mapError(() =>
-      Errors.apiError("invalid_request", `the request body could not be read (at most ${maxBodyBytes} bytes)`)
+  boundedBody(request).pipe(
+    Effect.mapError((error) =>
+      error._tag === "ApiError"
+        ? error
+        : Errors.apiError("invalid_request", `the request body could not be read (at most ${maxBodyBytes} bytes)`)
     ),
     Effect.timeoutFail({ duration: Duration.millis(bodyTimeoutMs), onTimeout: () => bodyTimedOut })
   )
 
 /** The request as a Web `Request` with its body. */
-const webRequest = (request: HttpServerRequest.HttpServerRequest, body: ArrayBuffer) =>
+const webRequest = (request: HttpServerRequest.HttpServerRequest, body: Uint8Array) =>
   Effect.sync(() => {
     const url = Option.getOrElse(
       HttpServerRequest.toURL(request),

@@ -11,7 +11,7 @@ import type {
   ReadResourceResult,
   Resource
 } from "@modelcontextprotocol/sdk/types.js"
-import { Api, Errors, Language, Transcript } from "@verbatim/domain"
+import { Api, Errors, Language, Plan, Transcript } from "@verbatim/domain"
 import { Effect, Option, Schema } from "effect"
 import { AccountOperations } from "./operations.js"
 
@@ -60,7 +60,8 @@ export const listResources = (cursor: string | undefined) =>
   Effect.gen(function* () {
     const operations = yield* AccountOperations
     const page = cursor === undefined ? 1 : Number(cursor)
-    if (!Number.isInteger(page) || page < 1) {
+    // Bounded as the `page` of every list is: a huge cursor is refused, not an overflowing offset.
+    if (!Plan.withinBounds(Plan.page, page)) {
       return yield* Errors.rejection([{ path: ["cursor"], message: "not a cursor resources/list returned" }])
     }
     const list = yield* operations.transcripts({

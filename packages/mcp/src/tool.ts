@@ -1,14 +1,16 @@
 /**
  * A tool: its listing (name, title, description for a model, input and output JSON Schemas derived
  * from Effect Schemas, hints) and its call, an Effect over the account's operations that never
- * fails. Arguments are decoded with the input schema (a rejection is `invalid_request` with one
- * issue per field, as the REST API answers); the result is encoded with the output schema into
+ * fails. Arguments holding NUL in any string are refused first, naming each field (core's
+ * `storableInput`, every entry point's string rule); then they are decoded with the input schema
+ * (a rejection is `invalid_request` with one issue per field, as the REST API answers); the result is encoded with the output schema into
  * `structuredContent`, with a text rendering beside it for clients that show only text. Failures
  * come back as tool errors (`isError: true`) whose text is the API's error body
  * `{"error": code, "message": text, "details": object}`; a defect is logged and answered
  * `internal_error`.
  */
 import type { CallToolResult, Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
+import { storableInput } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
 import { Effect, Schema } from "effect"
 import { objectJsonSchema } from "./json-schema.js"
@@ -98,8 +100,8 @@ export const defineTool = <I, II, O, OI>(spec: ToolSpec<I, II, O, OI>): McpTool 
       annotations: { title: spec.title, ...spec.annotations }
     },
     call: (args) =>
-      decode(args ?? {}).pipe(
-        Effect.mapError(Errors.invalidRequest),
+      storableInput(args).pipe(
+        Effect.zipRight(decode(args ?? {}).pipe(Effect.mapError(Errors.invalidRequest))),
         Effect.flatMap(spec.run),
         Effect.flatMap((output) =>
           encode(output).pipe(

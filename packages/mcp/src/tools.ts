@@ -644,10 +644,10 @@ const searchTranscripts = defineTool({
 const ListTranscriptsInput = Schema.Struct({
   language: Schema.optional(LanguageInput),
   date_from: Schema.optional(
-    Schema.DateTimeUtc.annotations({ description: "Only transcripts stored from this ISO 8601 time" })
+    Api.DateTimeInput.annotations({ description: "Only transcripts stored from this ISO 8601 time" })
   ),
   date_to: Schema.optional(
-    Schema.DateTimeUtc.annotations({ description: "Only transcripts stored until this ISO 8601 time" })
+    Api.DateTimeInput.annotations({ description: "Only transcripts stored until this ISO 8601 time" })
   ),
   page: PageInput,
   limit: bounded(1, 25, 10, "Transcripts per page")

@@ -19,11 +19,12 @@
  * The receiver checks, in order: the token (constant-time MAC: `bad_signature`), the expiry
  * against Effect's `Clock` (`expired`, when now >= expiry), the Content-Type (`content_type`: the
  * media type compared ignoring case, parameters not tolerated: see `./media-type.ts`), the
- * Content-Length when the request has one (`size`), then the body, counted as it streams: more
- * bytes than signed is refused at the chunk that crosses the size, fewer when the body ends
- * (`size`), and a body that fails (the client went away) is `incomplete`. Like a presigned S3 URL,
- * the expiry is checked when the PUT starts, and a token may be used again until it expires (each
- * PUT replaces the blob with the same terms); the caller bounds how long a body may take and says,
+ * Content-Length when the request has one (`too_large` above the size signed, `size` below), then
+ * the body, counted as it streams: more bytes than signed is `too_large` (the rest is read and
+ * dropped, up to 16 MiB, so the sender receives the answer), fewer when the body ends (`size`),
+ * and a body that fails (the client went away) is `incomplete`. Like a presigned S3 URL, the
+ * expiry is checked when the PUT starts, and a token may be used again until it expires (each PUT
+ * replaces the blob with the same terms); the caller bounds how long a body may take and says,
  * through `beforeCommit`, whether the bytes are still wanted once they have arrived (core's
  * `MediaUploads.receive`: only while the upload waits for them).
  */
@@ -233,6 +234,13 @@ export const make = (
 
     const reject = (refusal: PutRejected["refusal"], reason: string) => new PutRejected({ refusal, reason })
 
+    /**
+     * How much of a body past its signed size is read and dropped before the refusal, so that a
+     * sender still sending (a chunked body) receives the 413 rather than a reset connection; past
+     * this the body is cut off.
+     */
+    const maxDrainBytes = 16 * 1024 * 1024
+
     const claimsOf = (token: string): Effect.Effect<Token.PutClaims, PutRejected> =>
       Either.match(Token.verify(key, token), {
         onLeft: (why) => Effect.fail(reject("bad_signature", why)),
@@ -255,7 +263,7 @@ export const make = (
           )
         if (put.contentLength !== undefined && put.contentLength !== claims.sizeBytes)
           return yield* reject(
-            "size",
+            put.contentLength > claims.sizeBytes ? "too_large" : "size",
             `the Content-Length must be ${claims.sizeBytes}, as signed (got ${put.contentLength})`
           )
 
@@ -279,17 +287,21 @@ export const make = (
                 .open(temp, { flag: "wx", mode: 0o600 })
                 .pipe(Effect.mapError(failure("cannot create a partial file")))
               let received = 0
+              const tooLarge = reject(
+                "too_large",
+                `the body is longer than the ${claims.sizeBytes} bytes signed`
+              )
               yield* put.body.pipe(
                 Stream.mapError(() => reject("incomplete", "the body could not be read to its end")),
                 Stream.runForEach((chunk): Effect.Effect<void, PutRejected | BlobStoreError> => {
                   received += chunk.byteLength
-                  return received > claims.sizeBytes
-                    ? Effect.fail(
-                        reject("size", `the body is longer than the ${claims.sizeBytes} bytes signed`)
-                      )
-                    : handle.writeAll(chunk).pipe(Effect.mapError(failure("cannot write the blob")))
+                  if (received <= claims.sizeBytes)
+                    return handle.writeAll(chunk).pipe(Effect.mapError(failure("cannot write the blob")))
+                  // Past the signed size, bytes are read and dropped so the sender hears the 413.
+                  return received <= claims.sizeBytes + maxDrainBytes ? Effect.void : Effect.fail(tooLarge)
                 })
               )
+              if (received > claims.sizeBytes) return yield* tooLarge
               if (received < claims.sizeBytes)
                 return yield* reject(
                   "size",

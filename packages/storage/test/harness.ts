@@ -80,6 +80,8 @@ const statusOf = (refusal: PutRejected["refusal"]): number => {
       return 403
     case "content_type":
       return 415
+    case "too_large":
+      return 413
     case "size":
     case "incomplete":
       return 400

@@ -128,7 +128,7 @@ layer(localLayer, { timeout: "60 seconds", excludeTestServices: true })("LocalBl
       })
   )
 
-  it.effect("each refusal is named: content_type, size (Content-Length or body), expired", () =>
+  it.effect("each refusal is named: content_type, too_large and size (Content-Length or body), expired", () =>
     Effect.gen(function* () {
       const path = freshPath()
       const ticket = yield* signed(path, { sizeBytes: 100 })
@@ -136,9 +136,9 @@ layer(localLayer, { timeout: "60 seconds", excludeTestServices: true })("LocalBl
       yield* put({ url, headers: { "content-type": "audio/wav" }, body: randomBody(100) })
       expect(yield* nextOutcome).toBe("content_type")
       yield* put({ url, headers: { "content-type": "audio/mpeg" }, body: randomBody(101) })
-      expect(yield* nextOutcome).toBe("size")
+      expect(yield* nextOutcome).toBe("too_large")
       yield* put({ url, headers: { "content-type": "audio/mpeg" }, body: randomBody(150), chunked: true })
-      expect(yield* nextOutcome).toBe("size")
+      expect(yield* nextOutcome).toBe("too_large")
       yield* put({ url, headers: { "content-type": "audio/mpeg" }, body: randomBody(99), chunked: true })
       expect(yield* nextOutcome).toBe("size")
       const past = yield* signed(path, { expiresAt: DateTime.subtract(yield* DateTime.now, { millis: 1 }) })
@@ -224,12 +224,13 @@ layer(localLayer, { timeout: "60 seconds", excludeTestServices: true })("LocalBl
       const attempts = [
         { token: `${ticket.token}x`, contentType: "audio/mpeg", contentLength: 10 },
         { token: ticket.token, contentType: "video/mpeg", contentLength: 10 },
-        { token: ticket.token, contentType: "audio/mpeg", contentLength: 11 }
+        { token: ticket.token, contentType: "audio/mpeg", contentLength: 11 },
+        { token: ticket.token, contentType: "audio/mpeg", contentLength: 9 }
       ]
       const refusals = []
       for (const attempt of attempts)
         refusals.push(refusalOf(yield* Effect.exit(receiver.receive({ ...attempt, body: untouchable }))))
-      expect(refusals).toEqual(["bad_signature", "content_type", "size"])
+      expect(refusals).toEqual(["bad_signature", "content_type", "too_large", "size"])
     })
   )
 

@@ -62,8 +62,10 @@ export const PutRefusal = Schema.Literal(
   "expired",
   /** The request's Content-Type is not the one signed. */
   "content_type",
-  /** The body is longer or shorter than the size signed, or Content-Length says so. */
+  /** The body is shorter than the size signed, or Content-Length says so. */
   "size",
+  /** The body is longer than the size signed, or Content-Length says so (413). */
+  "too_large",
   /** The body could not be read to its end (the client went away). */
   "incomplete"
 )

@@ -4,7 +4,7 @@
  * A key is shown once: only its hash and a short prefix are stored.
  * A key revoked or a plan changed is reported to `AccountChanges`, so this process applies it at once.
  */
-import { type Ids, Mode } from "@verbatim/domain"
+import { Credits, type Ids, Mode } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { AccountChanges } from "../ports/account-changes.js"
 import { Accounts } from "../ports/accounts.js"
@@ -36,14 +36,31 @@ export const AccountAdminLive = Layer.effect(
         )
       )
 
-    const grant = (accountId: Ids.AccountId, amount: number, reason: string, key: string) =>
+    /**
+     * Grants `amount` to an account whose balance is `balance`: refused before anything is written
+     * unless it is a whole number that keeps the balance within `Credits.maxBalance` (the
+     * database's check on the balance is the backstop for grants racing each other).
+     */
+    const grant = (
+      account: { readonly id: Ids.AccountId; readonly credits: number },
+      amount: number,
+      reason: string,
+      key: string
+    ) =>
       Effect.gen(function* () {
         if (!Number.isInteger(amount) || amount < 0) {
           return yield* fieldError(["amount"], "credits are a whole, non-negative number")
         }
+        const room = Credits.grantableTo(account.credits)
+        if (amount > room) {
+          return yield* fieldError(
+            ["amount"],
+            `at most ${room} credits can be granted to this account: a balance never exceeds ${Credits.maxBalance}`
+          )
+        }
         if (amount > 0) {
           const at = yield* DateTime.now
-          yield* ledger.grant({ accountId, key, reason, at }, amount)
+          yield* ledger.grant({ accountId: account.id, key, reason, at }, amount)
         }
       })
 
@@ -56,9 +73,9 @@ export const AccountAdminLive = Layer.effect(
           const createdAt = input.createdAt ?? (yield* DateTime.now)
           const defaultMode = input.defaultMode ?? Mode.defaultModeFor(createdAt)
           yield* tx.transaction(
-            Effect.zipRight(
+            Effect.flatMap(
               accounts.create({ id, name, plan: input.plan, defaultMode, createdAt }),
-              grant(id, input.credits, "initial credits", "grant:initial")
+              (created) => grant(created, input.credits, "initial credits", "grant:initial")
             )
           )
           return yield* getAccount(id)
@@ -95,11 +112,16 @@ export const AccountAdminLive = Layer.effect(
           yield* changes.changed
           if (!revoked) return yield* notFound(`active API key ${keyId}`, { key_id: keyId })
         }),
+      // One transaction: a grant that fails at any step (the balance read back included) leaves nothing.
       grantCredits: (accountId, amount, reason, key) =>
         Effect.gen(function* () {
-          yield* getAccount(accountId)
-          yield* grant(accountId, amount, reason, key ?? `grant:${yield* secrets.uuid}`)
-          return yield* getAccount(accountId)
+          const entryKey = key ?? `grant:${yield* secrets.uuid}`
+          return yield* tx.transaction(
+            Effect.gen(function* () {
+              yield* grant(yield* getAccount(accountId), amount, reason, entryKey)
+              return yield* getAccount(accountId)
+            })
+          )
         }),
       webhookSecret: (accountId, rotate) =>
         Effect.gen(function* () {

@@ -85,7 +85,10 @@ export const longestPutMillis = (pace: UploadPaceSettings): number =>
 export const storageFailure = (error: BlobStoreError): Errors.ApiError =>
   Errors.apiError("storage_unavailable", `the media storage failed: ${error.reason}`)
 
-/** A refused signed PUT as the caller hears it: 403 for a bad signature, 410 once expired, 400 for the body. */
+/**
+ * A refused signed PUT as the caller hears it: 403 for a bad signature, 410 once expired, 413 for
+ * a body longer than signed (as the API's body limit answers), 400 for the rest of the body's faults.
+ */
 export const putFailure = (error: PutRejected): Errors.ApiError => {
   switch (error.refusal) {
     case "bad_signature":
@@ -94,6 +97,10 @@ export const putFailure = (error: PutRejected): Errors.ApiError => {
       })
     case "expired":
       return Errors.apiError("gone", `the upload URL has ended: ${error.reason}`, { refusal: error.refusal })
+    case "too_large":
+      return Errors.apiError("request_too_large", `the upload was refused: ${error.reason}`, {
+        refusal: error.refusal
+      })
     case "content_type":
     case "size":
     case "incomplete":

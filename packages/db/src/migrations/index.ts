@@ -18,6 +18,7 @@ import { searchIndexFastupdate } from "./0015_search_index_fastupdate.js"
 import { creditHolds } from "./0016_credit_holds.js"
 import { oauthSignIns } from "./0017_oauth_sign_ins.js"
 import { uploadPutWindow } from "./0018_upload_put_window.js"
+import { safeBalances } from "./0019_safe_balances.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
@@ -37,5 +38,6 @@ export const migrations: Migrations = {
   "0015_search_index_fastupdate": searchIndexFastupdate,
   "0016_credit_holds": creditHolds,
   "0017_oauth_sign_ins": oauthSignIns,
-  "0018_upload_put_window": uploadPutWindow
+  "0018_upload_put_window": uploadPutWindow,
+  "0019_safe_balances": safeBalances
 }

@@ -8,7 +8,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { expect } from "@effect/vitest"
 import { type EntryRequest, InsufficientCredits } from "@verbatim/core"
-import type { Ids } from "@verbatim/domain"
+import { Credits, type Ids } from "@verbatim/domain"
 import { Effect, Either, FastCheck as fc } from "effect"
 import { migrations } from "../../src/migrations/index.js"
 import { RepositoriesLive } from "../../src/persistence.js"
@@ -199,6 +199,28 @@ describeEachDatabase(
           operation: "Ledger.charge"
         })
       }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect(
+      "refuses a posting that would take a balance past 2^53 - 1, writing nothing (migration 0019)",
+      () =>
+        Effect.gen(function* () {
+          const { ledger } = yield* repositories
+          const account = yield* fundedAccount(1000)
+          for (const amount of [Credits.maxBalance, Credits.maxBalance - 999, 2 ** 60]) {
+            expect(
+              yield* ledger.grant(request(account.id, `huge:${amount}`), amount).pipe(Effect.flip)
+            ).toMatchObject({
+              _tag: "PersistenceError",
+              operation: "Ledger.grant"
+            })
+          }
+          expect(yield* books(account.id)).toEqual({ credits: 1000, total: 1000, entries: 1 })
+          expect(yield* ledger.balance(account.id)).toBe(1000)
+          // Up to the bound exactly is a balance like any other.
+          yield* ledger.grant(request(account.id, "fill"), Credits.maxBalance - 1000)
+          expect(yield* ledger.balance(account.id)).toBe(Credits.maxBalance)
+        }).pipe(Effect.provide(RepositoriesLive))
     )
 
     it.effect("lets exactly as many parallel charges through as the balance covers", () =>

@@ -3,7 +3,7 @@
  * reference a caller sends, durations, relevance scores, and the query-string forms of integers
  * and booleans (query values arrive as strings).
  */
-import { Schema } from "effect"
+import { DateTime, Schema } from "effect"
 
 /** Request options that make a decode report every issue, not only the first. */
 export const allErrors = { parseOptions: { errors: "all" } } as const
@@ -82,6 +82,33 @@ export const Count = Schema.NonNegativeInt.annotations({
   description: "A non-negative integer"
 })
 
+/** The earliest instant a date input may name: 0001-01-01T00:00:00Z. */
+export const minDateInputMillis = -62_135_596_800_000
+/** The latest instant a date input may name: 9999-12-31T23:59:59.999Z. */
+export const maxDateInputMillis = 253_402_300_799_999
+
+/**
+ * A date-time a caller sends (`date_from`, `date_to`): ISO 8601, in the years 1 to 9999. JavaScript
+ * reads dates out to the year 275760 either way, which the database cannot hold (PostgreSQL's
+ * timestamps end at 4713 BC and 294276 AD): outside the four-digit years it is a 400, never a 500.
+ */
+export const DateTimeInput = Schema.DateTimeUtc.pipe(
+  Schema.filter((date) => {
+    const millis = DateTime.toEpochMillis(date)
+    return (
+      (millis >= minDateInputMillis && millis <= maxDateInputMillis) ||
+      "must be from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z"
+    )
+  })
+).annotations({
+  identifier: "DateTimeInput",
+  description: "An ISO 8601 date-time (or a date, meaning its midnight in UTC), in the years 1 to 9999",
+  arbitrary: () => (fc) =>
+    fc
+      .date({ min: new Date(minDateInputMillis), max: new Date(maxDateInputMillis), noInvalidDate: true })
+      .map((date) => DateTime.unsafeFromDate(date))
+})
+
 /** A query-string integer: the decimal text of an integer that `schema` accepts. */
 export const intFromString = <A extends number, I extends number>(schema: Schema.Schema<A, I>) =>
   Schema.compose(Schema.NumberFromString, Schema.typeSchema(schema))
@@ -118,7 +145,3 @@ export const VideoKey = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,64}$
   description: "A video id, or an upload id for uploads",
   message: () => "a video id or upload id: 1 to 64 letters, digits, - and _"
 })
-
-/** Text a database can store: no NUL character (PostgreSQL text refuses it). */
-export const withoutNul = <S extends Schema.Schema<string, string>>(schema: S) =>
-  schema.pipe(Schema.filter((s) => !s.includes("\u0000") || "must not contain the NUL character"))

@@ -15,9 +15,9 @@ import {
   allErrors,
   booleanQuery,
   Count,
+  DateTimeInput,
   FreeFormObject,
-  optionalQuery,
-  withoutNul
+  optionalQuery
 } from "./fields.js"
 import { Pagination, paginationQueryFields } from "./pagination.js"
 
@@ -71,8 +71,9 @@ export class TranscriptList extends Schema.Class<TranscriptList>("TranscriptList
   { description: "A page of the account's transcripts, newest first" }
 ) {}
 
-export const TranscriptSearch = withoutNul(
-  Schema.String.pipe(Schema.minLength(1), Schema.maxLength(maxSearchLength))
+export const TranscriptSearch = Schema.String.pipe(
+  Schema.minLength(1),
+  Schema.maxLength(maxSearchLength)
 ).annotations({
   identifier: "TranscriptSearch",
   description: "Words matched against the video id, the title and the transcript text"
@@ -84,8 +85,8 @@ export const TranscriptListQuery = Schema.Struct({
   search: optionalQuery(TranscriptSearch),
   status: Schema.optionalWith(StoredTranscriptStatus, { default: () => "succeeded" as const }),
   language: optionalQuery(LanguageCode),
-  date_from: optionalQuery(Schema.DateTimeUtc),
-  date_to: optionalQuery(Schema.DateTimeUtc),
+  date_from: optionalQuery(DateTimeInput),
+  date_to: optionalQuery(DateTimeInput),
   include_segments: booleanQuery(false)
 }).annotations({
   identifier: "TranscriptListQuery",

@@ -37,11 +37,15 @@ export const withinBounds = (bounds: Bounds, n: number): boolean =>
 // Pagination (GET /jobs, GET /transcripts)
 
 export const pageLimit: Bounds = { min: 1, max: 100, default: 50 }
-export const page: Omit<Bounds, "max"> = { min: 1, default: 1 }
+/**
+ * The spec names no largest page; ours is 10,000,000, so a page's offset (at most 100 rows a page)
+ * stays far inside what the database and a JavaScript number count exactly.
+ */
+export const page: Bounds = { min: 1, max: 10_000_000, default: 1 }
 export const PageLimit = boundedInt(pageLimit, "PageLimit")
-export const Page = Schema.Int.pipe(Schema.greaterThanOrEqualTo(page.min)).annotations({
+export const Page = Schema.Int.pipe(Schema.between(page.min, page.max)).annotations({
   identifier: "Page",
-  description: `A page number, from ${page.min} (default ${page.default})`
+  description: `A page number, from ${page.min} to ${page.max} (default ${page.default})`
 })
 
 // Uploads (POST /uploads): size and duration limits are inclusive (DESIGN decision 12)

@@ -7,12 +7,15 @@ import {
   JobListQuery,
   JobQuery,
   LanguagesQuery,
+  maxDateInputMillis,
+  minDateInputMillis,
   PaginationQuery,
   RecommendationsQuery,
   ThemesQuery,
   TranscriptListQuery,
   TranscriptQuery
 } from "../../src/api/index.js"
+import { page, pageOffset } from "../../src/plan/index.js"
 
 const rejects = <A, I>(schema: Schema.Schema<A, I>, input: Record<string, string>) =>
   Either.isLeft(Schema.decodeUnknownEither(schema)(input))
@@ -68,6 +71,35 @@ describe("query schemas", () => {
         expect(ok).toBe(limit >= 1 && limit <= 100)
       })
     )
+  })
+
+  it("pagination: page is at most 10,000,000, so its offset stays a count the database holds exactly", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.integer({ min: 1, max: 2 * page.max }), fc.constantFrom(Number.MAX_SAFE_INTEGER, 1e21)),
+        (n) => {
+          const decoded = Schema.decodeUnknownEither(PaginationQuery)({ page: String(n), limit: "100" })
+          expect(Either.isRight(decoded)).toBe(n <= page.max)
+          if (Either.isRight(decoded)) expect(pageOffset(n, 100)).toBeLessThan(2 ** 31)
+        }
+      )
+    )
+  })
+
+  it("transcript list: dates are refused outside the years 1 to 9999 (the database's timestamps end sooner than JavaScript's)", () => {
+    fc.assert(
+      fc.property(fc.date({ noInvalidDate: true }), (date) => {
+        const millis = date.getTime()
+        const decoded = Schema.decodeUnknownEither(TranscriptListQuery)({ date_from: date.toISOString() })
+        expect(Either.isRight(decoded)).toBe(millis >= minDateInputMillis && millis <= maxDateInputMillis)
+      })
+    )
+    for (const edge of ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999Z"]) {
+      expect(rejects(TranscriptListQuery, { date_to: edge })).toBe(false)
+    }
+    for (const beyond of ["-271821-04-20T00:00:00Z", "+275760-09-13T00:00:00Z", "0000-12-31T23:59:59.999Z"]) {
+      expect(rejects(TranscriptListQuery, { date_from: beyond })).toBe(true)
+    }
   })
 
   it("jobs: include_segments true, include_paragraphs and include_words false by default", () => {

@@ -10,7 +10,7 @@ const accepts = <A, I>(schema: Schema.Schema<A, I>, value: unknown): boolean =>
 describe("limits", () => {
   it("carry the spec's numbers", () => {
     expect(L.pageLimit).toEqual({ min: 1, max: 100, default: 50 })
-    expect(L.page).toEqual({ min: 1, default: 1 })
+    expect(L.page).toEqual({ min: 1, max: 10_000_000, default: 1 })
     expect(L.recommendationsLimit).toEqual({ min: 1, max: 30, default: 6 })
     expect(L.recommendationsChannels).toEqual({ min: 1, max: 10, default: 3 })
     expect(L.playlistResolveLimit).toEqual({ min: 1, max: 100, default: 100 })

@@ -7,7 +7,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Access, AccountAdmin, apiKeyPrefix, Balance, Transcribe } from "@verbatim/core"
-import type { Credits, Ids } from "@verbatim/domain"
+import { Credits, type Ids } from "@verbatim/domain"
 import { Effect, FastCheck as fc } from "effect"
 import {
   books,
@@ -167,6 +167,48 @@ layer(useCasesLayer(), suiteOptions)("AccountAdmin and Balance on the production
         }
         expect((yield* expectBalancedBooks(account)).balance).toBe(10)
       })
+    )
+
+    it.effect.prop(
+      "a grant past the largest balance (2^53 - 1) is refused naming amount, nothing written; up to it is granted",
+      [
+        fc.integer({ min: 0, max: 1000 }),
+        fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.constantFrom(2 ** 60, 1e300))
+      ],
+      ([credits, excess]) =>
+        Effect.gen(function* () {
+          const admin = yield* AccountAdmin
+          const account = yield* createAccount({ credits: credits as Credits.Credits })
+          const amount = Credits.grantableTo(credits) + excess
+          const refused = yield* expectApiError(
+            admin.grantCredits(account.id, amount as Credits.Credits, "too much", "grant:too-much"),
+            "invalid_request"
+          )
+          expect(refused.details.issues).toEqual([{ path: ["amount"], message: expect.any(String) }])
+          expect((yield* expectBalancedBooks(account)).balance).toBe(credits)
+          expect(yield* admin.getAccount(account.id)).toEqual(account)
+          expect((yield* admin.listAccounts).find((a) => a.id === account.id)).toEqual(account)
+          const full = yield* admin.grantCredits(
+            account.id,
+            Credits.grantableTo(credits) as Credits.Credits,
+            "fill"
+          )
+          expect(full.credits).toBe(Credits.maxBalance)
+          expect((yield* expectBalancedBooks(account)).balance).toBe(Credits.maxBalance)
+          yield* expectApiError(
+            admin.grantCredits(account.id, 1 as Credits.Credits, "one more"),
+            "invalid_request"
+          )
+          yield* expectApiError(
+            admin.createAccount({
+              name: "Too rich",
+              plan: "free",
+              credits: (Credits.maxBalance + excess) as Credits.Credits
+            }),
+            "invalid_request"
+          )
+        }),
+      { timeout: 60_000, fastCheck: { numRuns: 10 } }
     )
 
     it.effect.prop(
