@@ -111,6 +111,8 @@ export const admitted = (verdict: RateVerdict, requests = 1): Effect.Effect<void
           )
         )
       : Effect.fail(rateLimitRefusal(verdict))
+
+/**
  * Refuses a request input (a parsed JSON body, a query string's or form's fields, an MCP tool's
  * arguments) holding NUL in any string, naming each field: the one string rule of every entry point.
  */

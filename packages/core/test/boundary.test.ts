@@ -94,6 +94,7 @@ describe("putTimeMillis", () => {
       })
     ))
 })
+
 describe("storableInput", () => {
   it.effect(
     "refuses an input holding NUL anywhere with 400 invalid_request naming each field; passes the rest",
