@@ -14,10 +14,10 @@
  * tells a refused charge from a key posted before (every insert of the account's entries happens
  * under its row lock, so that read sees every posting that finished).
  *
- * Holds (`credit_holds`, migration 0016) follow the same rules: placing one is one statement that
- * locks the account's row, inserts the hold only if the available balance (`credits - held`) covers
- * it, and moves `accounts.held` by what was inserted; settling or releasing one locks the hold's row,
- * then the account's, closes it and moves `held` (and `credits` by the settling charge) in the same
+ * Holds (`credit_holds`, migration 0016) follow the same rules: placing one locks the account's row
+ * first, then inserts the hold only if the available balance (`credits - held`) covers it and moves
+ * `accounts.held` by what was inserted, in one transaction; settling one does the same with the
+ * charge, closing the hold; releasing one locks the hold's row, closes it and moves `held` in one
  * statement. A charge takes from the available balance, so it never spends what a hold reserved.
  *
  * `Jobs.settleMany` (`./jobs.ts`) posts the charges of the jobs it moves by the same rules, in its
