@@ -802,7 +802,8 @@ const estimateCost = defineTool({
 const getCredits = defineTool({
   name: "get_credits",
   title: "Credit balance",
-  description: "The user's credit balance and plan. Free.",
+  description:
+    "The user's credits available to spend (credits), those held by work still running (held_credits), and the plan. Free.",
   input: Schema.Struct({}),
   output: Schema.Struct(Api.CreditsResponse.fields),
   annotations: { readOnlyHint: true, openWorldHint: false },

@@ -14,10 +14,10 @@
  * tells a refused charge from a key posted before (every insert of the account's entries happens
  * under its row lock, so that read sees every posting that finished).
  *
- * Holds (`credit_holds`, migration 0016) follow the same rules: placing one is one statement that
- * locks the account's row, inserts the hold only if the available balance (`credits - held`) covers
- * it, and moves `accounts.held` by what was inserted; settling or releasing one locks the hold's row,
- * then the account's, closes it and moves `held` (and `credits` by the settling charge) in the same
+ * Holds (`credit_holds`, migration 0016) follow the same rules: placing one locks the account's row
+ * first, then inserts the hold only if the available balance (`credits - held`) covers it and moves
+ * `accounts.held` by what was inserted, in one transaction; settling one does the same with the
+ * charge, closing the hold; releasing one locks the hold's row, closes it and moves `held` in one
  * statement. A charge takes from the available balance, so it never spends what a hold reserved.
  *
  * `Jobs.settleMany` (`./jobs.ts`) posts the charges of the jobs it moves by the same rules, in its
@@ -161,53 +161,58 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
         SELECT available AS before, (SELECT available FROM moved) AS after FROM account`
   })
 
-  const holdOne = SqlSchema.findOne({
-    Request: HoldPlacement,
-    Result: PostRow,
-    execute: (h) =>
-      sql`WITH account AS MATERIALIZED (
-          SELECT id, credits - held AS available FROM accounts WHERE id = ${h.accountId} FOR NO KEY UPDATE
-        ), placed AS (
-          INSERT INTO credit_holds (account_id, key, job_id, amount, reason, created_at, expires_at)
-          SELECT id, ${h.key}, ${h.jobId}, ${h.amount}, ${h.reason}, ${h.at}, ${h.expiresAt} FROM account
-          WHERE available >= ${h.amount}
-          ON CONFLICT (account_id, key) DO NOTHING
-          RETURNING account_id, amount
-        ), moved AS (
-          UPDATE accounts a SET held = a.held + p.amount FROM placed p
-          WHERE a.id = p.account_id RETURNING a.credits - a.held AS available
-        )
-        SELECT available AS before, (SELECT available FROM moved) AS after FROM account`
+  // A hold, and a settlement of one, run as statements under the account's row lock taken first,
+  // in one transaction (a savepoint inside the caller's): the lock waits for any posting of the
+  // account in progress, and each later statement reads with a snapshot taken after it, so it sees
+  // every hold and entry committed before. (Locking the row in a CTE and updating it in the same
+  // statement does not do this: PostgreSQL's update then works from the row as the statement's
+  // snapshot saw it, before a concurrent grant, and the balance check refuses it.)
+  const lockFunds = SqlSchema.findOne({
+    Request: Ids.AccountId,
+    Result: FundsRow,
+    execute: (accountId) => sql`SELECT credits, held FROM accounts WHERE id = ${accountId} FOR NO KEY UPDATE`
   })
 
-  // Locks the hold's row, then the account's (the order of `Jobs.settleMany`). The charge may use
-  // what the hold frees; the hold is closed only when the charge is posted.
-  const settleOne = SqlSchema.findOne({
+  const insertHold = SqlSchema.findAll({
+    Request: HoldPlacement,
+    Result: Schema.Struct({ amount: Int8 }),
+    execute: (h) =>
+      sql`INSERT INTO credit_holds (account_id, key, job_id, amount, reason, created_at, expires_at)
+        VALUES (${h.accountId}, ${h.key}, ${h.jobId}, ${h.amount}, ${h.reason}, ${h.at}, ${h.expiresAt})
+        ON CONFLICT (account_id, key) DO NOTHING RETURNING amount`
+  })
+
+  /** Moves the locked account's balance and held credits; the available balance after. */
+  const moveFunds = SqlSchema.single({
+    Request: Schema.Struct({ accountId: Ids.AccountId, credits: Schema.Int, held: Schema.Int }),
+    Result: BalanceRow,
+    execute: ({ accountId, credits, held }) =>
+      sql`UPDATE accounts SET credits = credits + ${credits}, held = held + ${held}
+        WHERE id = ${accountId} RETURNING credits - held AS credits`
+  })
+
+  const openHold = SqlSchema.findOne({
+    Request: Schema.Struct({ accountId: Ids.AccountId, key: Schema.String }),
+    Result: Schema.Struct({ id: Schema.String, amount: Int8 }),
+    execute: ({ accountId, key }) =>
+      sql`SELECT id, amount FROM credit_holds WHERE account_id = ${accountId} AND key = ${key} AND status = 'open'
+        FOR UPDATE`
+  })
+
+  const insertCharge = SqlSchema.findAll({
     Request: HoldSettlement,
-    Result: PostRow,
+    Result: Schema.Struct({ key: Schema.String }),
     execute: (p) =>
-      sql`WITH hold AS MATERIALIZED (
-          SELECT id, amount FROM credit_holds
-          WHERE account_id = ${p.accountId} AND key = ${p.holdKey} AND status = 'open' FOR UPDATE
-        ), account AS MATERIALIZED (
-          SELECT id, credits - held + coalesce((SELECT amount FROM hold), 0) AS available
-          FROM accounts WHERE id = ${p.accountId} FOR NO KEY UPDATE
-        ), entry AS (
-          INSERT INTO ledger_entries (account_id, kind, amount, key, job_id, reason, created_at)
-          SELECT id, 'charge', ${-p.amount}, ${p.key}, ${p.jobId}, ${p.reason}, ${p.at} FROM account
-          WHERE available >= ${p.amount} AND ${p.amount} <= coalesce((SELECT amount FROM hold), ${p.amount})
-          ON CONFLICT (account_id, key) DO NOTHING
-          RETURNING account_id
-        ), closed AS (
-          UPDATE credit_holds c SET status = 'settled', charged = ${p.amount}, settled_key = ${p.key},
-            closed_at = ${p.at}
-          FROM hold WHERE c.id = hold.id AND EXISTS (SELECT 1 FROM entry) RETURNING c.amount
-        ), moved AS (
-          UPDATE accounts a SET credits = a.credits - ${p.amount},
-            held = a.held - coalesce((SELECT amount FROM closed), 0)
-          WHERE a.id IN (SELECT account_id FROM entry) RETURNING a.credits - a.held AS available
-        )
-        SELECT available AS before, (SELECT available FROM moved) AS after FROM account`
+      sql`INSERT INTO ledger_entries (account_id, kind, amount, key, job_id, reason, created_at)
+        VALUES (${p.accountId}, 'charge', ${-p.amount}, ${p.key}, ${p.jobId}, ${p.reason}, ${p.at})
+        ON CONFLICT (account_id, key) DO NOTHING RETURNING key`
+  })
+
+  const closeSettled = SqlSchema.void({
+    Request: Schema.Struct({ id: Schema.String, charged: Schema.Int, key: Schema.String, at: Timestamp }),
+    execute: ({ id, charged, key, at }) =>
+      sql`UPDATE credit_holds SET status = 'settled', charged = ${charged}, settled_key = ${key}, closed_at = ${at}
+        WHERE id = ${id}`
   })
 
   const releaseOne = SqlSchema.single({
@@ -334,43 +339,67 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
   const hold = (request: HoldRequest, amount: number) =>
     amount <= 0
       ? Effect.map(balanceOf(request.accountId), (balance): Posted => ({ balance, applied: false }))
-      : Effect.flatMap(
-          holdOne({
-            accountId: request.accountId,
-            key: request.key,
-            jobId: request.jobId ?? null,
-            amount,
-            reason: request.reason,
-            at: request.at,
-            expiresAt: request.expiresAt ?? null
-          }),
-          (found) =>
-            outcome(
-              request.accountId,
-              found,
-              amount,
-              holdKeyed({ accountId: request.accountId, key: request.key })
-            )
+      : sql.withTransaction(
+          Effect.gen(function* () {
+            const { accountId, key } = request
+            const funds = yield* lockFunds(accountId)
+            if (Option.isNone(funds)) return yield* new AccountNotFound({ accountId })
+            const available = funds.value.credits - funds.value.held
+            if (available >= amount) {
+              const placed = yield* insertHold({
+                accountId,
+                key,
+                jobId: request.jobId ?? null,
+                amount,
+                reason: request.reason,
+                at: request.at,
+                expiresAt: request.expiresAt ?? null
+              })
+              if (placed.length === 0) return { balance: available, applied: false } satisfies Posted
+              const moved = yield* moveFunds({ accountId, credits: 0, held: amount })
+              return { balance: moved.credits, applied: true } satisfies Posted
+            }
+            const known = yield* holdKeyed({ accountId, key })
+            if (Option.isSome(known) && known.value.posted) {
+              return { balance: available, applied: false } satisfies Posted
+            }
+            return yield* new InsufficientCredits({ required: amount, balance: available })
+          })
         )
 
   const settleHold = (holdKey: string, request: EntryRequest, amount: number) =>
-    Effect.flatMap(
-      settleOne({
-        holdKey,
-        accountId: request.accountId,
-        amount,
-        key: request.key,
-        jobId: request.jobId ?? null,
-        reason: request.reason,
-        at: request.at
-      }),
-      (found) =>
-        outcome(
-          request.accountId,
-          found,
-          amount,
-          keyPosted({ accountId: request.accountId, key: request.key })
-        )
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const { accountId } = request
+        const funds = yield* lockFunds(accountId)
+        if (Option.isNone(funds)) return yield* new AccountNotFound({ accountId })
+        const open = yield* openHold({ accountId, key: holdKey })
+        const freed = Option.match(open, { onNone: () => 0, onSome: (h) => h.amount })
+        const available = funds.value.credits - funds.value.held
+        const fits = available + freed >= amount && (Option.isNone(open) || amount <= freed)
+        if (fits) {
+          const charged = yield* insertCharge({
+            holdKey,
+            accountId,
+            amount,
+            key: request.key,
+            jobId: request.jobId ?? null,
+            reason: request.reason,
+            at: request.at
+          })
+          if (charged.length === 0) return { balance: available, applied: false } satisfies Posted
+          if (Option.isSome(open)) {
+            yield* closeSettled({ id: open.value.id, charged: amount, key: request.key, at: request.at })
+          }
+          const moved = yield* moveFunds({ accountId, credits: -amount, held: -freed })
+          return { balance: moved.credits, applied: true } satisfies Posted
+        }
+        const known = yield* keyPosted({ accountId, key: request.key })
+        if (Option.isSome(known) && known.value.posted) {
+          return { balance: available, applied: false } satisfies Posted
+        }
+        return yield* new InsufficientCredits({ required: amount, balance: available + freed })
+      })
     )
 
   const fundsOf = (accountId: Ids.AccountId) =>

@@ -451,6 +451,30 @@ describeEachDatabase(
       }).pipe(Effect.provide(RepositoriesLive))
     )
 
+    it.effect("holds and settlements racing a grant on an empty account answer, never a store error", () =>
+      Effect.gen(function* () {
+        const { ledger } = yield* repositories
+        for (let n = 0; n < 20; n++) {
+          const account = yield* newAccount()
+          const outcomes = yield* Effect.all(
+            [
+              Effect.either(ledger.grant(request(account.id, "grant"), 2)),
+              Effect.either(ledger.hold(request(account.id, "hold"), 2)),
+              Effect.either(ledger.grant(request(account.id, "nothing"), 0)),
+              Effect.either(ledger.settleHold("other", request(account.id, "settle"), 1))
+            ],
+            { concurrency: "unbounded" }
+          )
+          for (const outcome of outcomes) {
+            if (Either.isLeft(outcome)) expect(outcome.left).toBeInstanceOf(InsufficientCredits)
+          }
+          const books = yield* heldBooks(account.id)
+          expect(books).toMatchObject({ credits: books.total, held: books.open, mismatched: 0 })
+          expect(books.credits - books.held).toBeGreaterThanOrEqual(0)
+        }
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
     it.effect("a settlement never charges more than its hold", () =>
       Effect.gen(function* () {
         const { ledger } = yield* repositories
