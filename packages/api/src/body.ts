@@ -15,8 +15,10 @@ import { bodyTooLarge, maxBodyBytes } from "./failures.js"
 export const maxDrainBytes = 16 * maxBodyBytes
 
 /** Whether a request declares a body longer than the limit (`Content-Length`). */
-export const declaresTooLarge = (request: HttpServerRequest.HttpServerRequest, limit = maxBodyBytes): boolean =>
-  Number(request.headers["content-length"] ?? "0") > limit
+export const declaresTooLarge = (
+  request: HttpServerRequest.HttpServerRequest,
+  limit = maxBodyBytes
+): boolean => Number(request.headers["content-length"] ?? "0") > limit
 
 /** The body's bytes, at most `limit` (`maxBodyBytes`); else 413 `request_too_large`, answerable. */
 export const boundedBody = (

@@ -146,7 +146,10 @@ const bodyOf = (request: HttpServerRequest.HttpServerRequest) =>
     Effect.mapError((error) =>
       error._tag === "ApiError"
         ? error
-        : Errors.apiError("invalid_request", `the request body could not be read (at most ${maxBodyBytes} bytes)`)
+        : Errors.apiError(
+            "invalid_request",
+            `the request body could not be read (at most ${maxBodyBytes} bytes)`
+          )
     ),
     Effect.timeoutFail({ duration: Duration.millis(bodyTimeoutMs), onTimeout: () => bodyTimedOut })
   )

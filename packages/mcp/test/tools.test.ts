@@ -119,7 +119,7 @@ const vendorRuleBreaches = (schema: Record<string, unknown>): ReadonlyArray<stri
   }
   const walk = (node: unknown, path: string): void => {
     if (Array.isArray(node)) {
-      node.forEach((item, index) => walk(item, `${path}[${index}]`))
+      for (const [index, item] of node.entries()) walk(item, `${path}[${index}]`)
       return
     }
     if (typeof node !== "object" || node === null) return
