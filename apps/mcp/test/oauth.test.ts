@@ -346,7 +346,11 @@ layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
             headers: { "x-forwarded-for": "203.0.113.250" }
           })
           expect(huge.status).toBe(413)
-          expect(huge.json).toMatchObject({ error: "invalid_client_metadata", message: expect.any(String) })
+          expect(huge.json).toMatchObject({
+            error: "request_too_large",
+            error_description: expect.any(String),
+            details: { max_body_bytes: 16384 }
+          })
 
           // https, http on this machine and apps' own schemes; nothing a browser handles itself.
           for (const accepted of [

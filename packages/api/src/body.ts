@@ -9,7 +9,7 @@
 import type { HttpServerError, HttpServerRequest } from "@effect/platform"
 import type { Errors } from "@verbatim/domain"
 import { Effect, Stream } from "effect"
-import { bodyTooLarge, maxBodyBytes } from "./failures.js"
+import { bodyTooLargeFor, maxBodyBytes } from "./failures.js"
 
 /** How much of a body past the limit is read and dropped so that its sender receives the 413. */
 export const maxDrainBytes = 16 * maxBodyBytes
@@ -26,7 +26,7 @@ export const boundedBody = (
   limit = maxBodyBytes
 ): Effect.Effect<Uint8Array, Errors.ApiError | HttpServerError.RequestError> =>
   Effect.gen(function* () {
-    if (declaresTooLarge(request, limit)) return yield* Effect.fail(bodyTooLarge)
+    if (declaresTooLarge(request, limit)) return yield* Effect.fail(bodyTooLargeFor(limit))
     const chunks: Array<Uint8Array> = []
     const length = yield* Stream.runFoldWhile(
       request.stream,
@@ -37,7 +37,7 @@ export const boundedBody = (
         return read + chunk.length
       }
     )
-    if (length > limit) return yield* Effect.fail(bodyTooLarge)
+    if (length > limit) return yield* Effect.fail(bodyTooLargeFor(limit))
     const body = new Uint8Array(length)
     let at = 0
     for (const chunk of chunks) {

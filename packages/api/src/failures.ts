@@ -18,11 +18,13 @@ import { Cause, Option } from "effect"
 /** The largest request body accepted, in bytes (1 MiB): far above any valid request of the API. */
 export const maxBodyBytes = 1024 * 1024
 
-export const bodyTooLarge: Errors.ApiError = Errors.apiError(
-  "request_too_large",
-  `The request body is larger than ${maxBodyBytes} bytes`,
-  { max_body_bytes: maxBodyBytes }
-)
+/** A body over `limit` bytes: 413 `request_too_large` naming the limit. */
+export const bodyTooLargeFor = (limit: number): Errors.ApiError =>
+  Errors.apiError("request_too_large", `The request body is larger than ${limit} bytes`, {
+    max_body_bytes: limit
+  })
+
+export const bodyTooLarge: Errors.ApiError = bodyTooLargeFor(maxBodyBytes)
 
 /**
  * How long a JSON body (at most `maxBodyBytes`) may take to arrive: node's old `requestTimeout`,

@@ -37,7 +37,7 @@ import { Effect, Either, Option } from "effect"
 import { basePath } from "./base.js"
 import { boundedText } from "./body.js"
 import { errorResponse } from "./errors.js"
-import { maxBodyBytes } from "./failures.js"
+import { bodyTooLargeFor, maxBodyBytes } from "./failures.js"
 
 export const oauthPaths = {
   protectedResource: "/.well-known/oauth-protected-resource",
@@ -360,25 +360,14 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
         Option.getOrUndefined(request.remoteAddress),
         request.headers["x-forwarded-for"]
       )
-      // A declared length over the limit is refused before the body is read; a longer chunked one when cut.
-      const declared = Number(request.headers["content-length"] ?? "0")
-      const read =
-        declared > registrationBodyBytes
-          ? Option.none()
-          : Either.getRight(yield* Effect.either(bodyTextOf(registrationBodyBytes)))
-      if (Option.isNone(read)) {
-        return json(
-          {
-            error: "invalid_client_metadata",
-            error_description: `the body must be JSON of at most ${registrationBodyBytes} bytes`,
-            message: `the body must be JSON of at most ${registrationBodyBytes} bytes`,
-            details: {}
-          },
-          413,
-          noStore
-        )
+      // Over its limit, declared or chunked (`boundedBody`): 413 `request_too_large`, the API's error
+      // body with OAuth's `error_description`.
+      const read = yield* Effect.either(bodyTextOf(registrationBodyBytes))
+      if (Either.isLeft(read)) {
+        const refused = bodyTooLargeFor(registrationBodyBytes)
+        return json({ ...refused.toBody(), error_description: refused.message }, 413, noStore)
       }
-      const text = read.value
+      const text = read.right
       let body: unknown
       try {
         body = JSON.parse(text)
