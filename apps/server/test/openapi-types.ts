@@ -823,7 +823,7 @@ export interface components {
       message: string
       details: components["schemas"]["FreeFormObject"]
     }
-    /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+    /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
     ServiceUnavailableError: {
       /** @enum {string} */
       error:
@@ -832,6 +832,7 @@ export interface components {
         | "translation_unavailable"
         | "themes_unavailable"
         | "platform_unavailable"
+        | "platform_unreadable"
         | "storage_unavailable"
         | "service_unavailable"
       message: string
@@ -1025,7 +1026,7 @@ export interface components {
       mind_map: components["schemas"]["FreeFormObject"] | null
       asr_intelligence?: components["schemas"]["AsrIntelligence"]
     }
-    /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+    /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
     ForbiddenError: {
       /** @enum {string} */
       error:
@@ -1035,6 +1036,7 @@ export interface components {
         | "age_restricted"
         | "subscription_required"
         | "region_blocked"
+        | "channel_age_restricted"
       message: string
       details: components["schemas"]["FreeFormObject"]
     }
@@ -1762,7 +1764,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -1889,7 +1891,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -2271,7 +2273,7 @@ export interface operations {
           "application/json": components["schemas"]["UnauthorizedError"]
         }
       }
-      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
       403: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -2489,7 +2491,7 @@ export interface operations {
           "application/json": components["schemas"]["UnauthorizedError"]
         }
       }
-      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
       403: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -2717,7 +2719,7 @@ export interface operations {
           "application/json": components["schemas"]["PaymentRequiredError"]
         }
       }
-      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
       403: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -2788,7 +2790,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -2876,7 +2878,7 @@ export interface operations {
           "application/json": components["schemas"]["UnauthorizedError"]
         }
       }
-      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
       403: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3024,7 +3026,7 @@ export interface operations {
           "application/json": components["schemas"]["PaymentRequiredError"]
         }
       }
-      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
       403: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3086,7 +3088,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3198,7 +3200,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3329,7 +3331,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3725,7 +3727,7 @@ export interface operations {
           "application/json": components["schemas"]["UnauthorizedError"]
         }
       }
-      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
       403: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3796,7 +3798,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -4054,7 +4056,7 @@ export interface operations {
           "application/json": components["schemas"]["UnauthorizedError"]
         }
       }
-      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
       403: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -4125,7 +4127,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -4413,7 +4415,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */

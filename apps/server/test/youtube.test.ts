@@ -5,11 +5,32 @@
  * documented status and code.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { recordedVideos, recordedYouTube, replayFetch, replayLayer } from "@verbatim/youtube/testing"
+import {
+  answering,
+  recordedCollections,
+  recordedVideos,
+  recordedYouTube,
+  replayFetch,
+  replayLayer
+} from "@verbatim/youtube/testing"
 import { Effect } from "effect"
 import { TestServer, testServerOn } from "./server.js"
 
-const YouTubeServerLive = testServerOn({ platform: replayLayer(replayFetch(recordedYouTube())) })
+/** A video whose /player answer is of a shape the adapter cannot read. */
+const unreadableVideo = "Unreadabl01"
+
+const YouTubeServerLive = testServerOn({
+  platform: replayLayer(
+    replayFetch([
+      answering(
+        "/youtubei/v1/player",
+        () => ({ body: JSON.stringify({ playabilityStatus: { status: 42 } }) }),
+        (r) => r.body.includes(unreadableVideo)
+      ),
+      ...recordedYouTube()
+    ])
+  )
+})
 
 layer(YouTubeServerLive, { timeout: "60 seconds", excludeTestServices: true })(
   "the server on YouTube",
@@ -74,7 +95,9 @@ layer(YouTubeServerLive, { timeout: "60 seconds", excludeTestServices: true })(
         [recordedVideos.unplayable, 404, "video_unavailable"],
         [recordedVideos.captionsDisabled, 404, "no_captions"],
         [recordedVideos.poTokenRequired, 503, "platform_blocked"],
-        ["NeverSeen01", 404, "video_unavailable"]
+        ["NeverSeen01", 404, "video_unavailable"],
+        [recordedVideos.unknownId, 404, "video_unavailable"],
+        [unreadableVideo, 503, "platform_unreadable"]
       ] as const)("%s: %i %s", ([video, status, code]) =>
         Effect.gen(function* () {
           const server = yield* TestServer
@@ -87,6 +110,57 @@ layer(YouTubeServerLive, { timeout: "60 seconds", excludeTestServices: true })(
           expect(response.json).toMatchObject({ error: code })
           const credits = yield* server.get("/api/v2/credits", { key })
           expect(credits.json).toMatchObject({ credits: 3 })
+        })
+      )
+    })
+
+    describe("issue 24: YouTube as its pages really are", () => {
+      it.effect("an answer the adapter cannot read is 503 platform_unreadable with details.reason and path, never 500", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* server.newAccount({ credits: 3 })
+          const response = yield* server.post("/api/v2/transcribe", {
+            key,
+            json: { video: unreadableVideo, mode: "captions_only" }
+          })
+          expect(response.status).toBe(503)
+          expect(response.json).toMatchObject({
+            error: "platform_unreadable",
+            details: { path: "playabilityStatus.status" }
+          })
+          const details = (response.json as { details: { reason: unknown } }).details
+          expect(details.reason).toEqual(expect.stringContaining("playabilityStatus.status"))
+        })
+      )
+
+      it.effect("a long channel resolves with every upload; an age-gated one is 403 channel_age_restricted", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* server.newAccount({ plan: "pro", credits: 3 })
+          const long = yield* server.post("/api/v2/channels/resolve", {
+            key,
+            json: { channel_id: recordedCollections.longChannel.id, limit: 100 }
+          })
+          expect(long.status).toBe(200)
+          expect(long.json).toMatchObject({
+            channel_id: recordedCollections.longChannel.id,
+            subscriber_count: recordedCollections.longChannel.subscribers,
+            video_count: recordedCollections.longChannel.videos,
+            total: recordedCollections.longChannel.uploads,
+            truncated: false
+          })
+          expect((long.json as { items: Array<unknown> }).items).toHaveLength(
+            recordedCollections.longChannel.uploads
+          )
+          const gated = yield* server.post("/api/v2/channels/resolve", {
+            key,
+            json: { channel_id: recordedCollections.ageGatedChannel }
+          })
+          expect(gated.status).toBe(403)
+          expect(gated.json).toMatchObject({
+            error: "channel_age_restricted",
+            details: { channel_id: recordedCollections.ageGatedChannel }
+          })
         })
       )
     })
