@@ -55,6 +55,8 @@ const get = (value: Json, ...path: ReadonlyArray<string | number>): Json => {
 
 const str = (value: Json): string | null => (typeof value === "string" ? value : null)
 
+const array = (value: Json): ReadonlyArray<Json> => (Array.isArray(value) ? value : [])
+
 /** The text of a `{simpleText}`, `{runs: [{text}]}` or `{content}` node. */
 const text = (value: Json): string | null => {
   if (typeof value === "string") return value
@@ -119,13 +121,20 @@ export const countOf = (value: string | null): number | null => {
   return Number.isFinite(n) ? Math.round(n * scale) : null
 }
 
+/** The clock badge of a lockup's thumbnail (`12:01`), from its overlays' badges. */
 const lockupDuration = (lockup: JsonObject): number | null => {
-  let seconds: number | null = null
-  walk(lockup, (key, value) => {
-    if (seconds === null && key === "thumbnailBadgeViewModel") seconds = clockSeconds(str(value.text))
-    return seconds === null
-  })
-  return seconds
+  const overlays = array(get(lockup, "contentImage", "thumbnailViewModel", "overlays"))
+  for (const overlay of overlays) {
+    const badges = [
+      ...array(get(overlay, "thumbnailOverlayBadgeViewModel", "thumbnailBadges")),
+      ...array(get(overlay, "thumbnailBottomOverlayViewModel", "badges"))
+    ]
+    for (const badge of badges) {
+      const seconds = clockSeconds(str(get(badge, "thumbnailBadgeViewModel", "text")))
+      if (seconds !== null) return seconds
+    }
+  }
+  return null
 }
 
 const videoEntry = (key: string, node: JsonObject): VideoEntry | null => {
@@ -192,8 +201,6 @@ const continuationOf = (item: Json): string | null => {
     str(find(renderer, "continuationCommand")?.token)
   )
 }
-
-const array = (value: Json): ReadonlyArray<Json> => (Array.isArray(value) ? value : [])
 
 /** Where in a browse answer the adapter looked, for the failure that says it found nothing there. */
 export const listPaths = {
