@@ -34,7 +34,7 @@ export interface paths {
     }
     /**
      * Readiness check (no authentication)
-     * @description Whether this server can take requests now: 200 when its database and work queue answer, 503 with Retry-After when either does not (each is given 2 seconds). The speech recognition engine is reported but never makes the server unready.
+     * @description Whether this server can take requests now: 200 when its database and work queue answer, 503 with Retry-After when either does not (each is given 2 seconds). The speech recognition engine and the video platform's last outcome (ok, blocked, unreachable, none) are reported but never make the server unready.
      */
     get: operations["health.health"]
     put?: never
@@ -493,6 +493,7 @@ export interface components {
       database: components["schemas"]["DatabaseState"]
       queue: components["schemas"]["QueueState"]
       speech: components["schemas"]["SpeechState"]
+      video_platform: components["schemas"]["VideoPlatformState"]
     }
     /** @description The database (PostgreSQL or the embedded PGlite) */
     DatabaseState: {
@@ -530,6 +531,18 @@ export interface components {
       status: "up" | "off"
       /** @description The engine: assemblyai, pocketsphinx, or none */
       engine: string
+    }
+    /** @description The video platform (YouTube or the demo catalogue): information, never a reason to be unready */
+    VideoPlatformState: {
+      /**
+       * @description The video platform's last outcome in this process: ok (it answered), blocked (it refused this server: bot check, IP block, rate limit...), unreachable (no answer after every retry), none (not asked yet)
+       * @enum {string}
+       */
+      status: "ok" | "blocked" | "unreachable" | "none"
+      /** @description When that outcome happened */
+      at?: components["schemas"]["DateTimeUtc"]
+      /** @description Why it was blocked or unreachable */
+      reason?: string
     }
     /** @description The account's credit balance and plan */
     CreditsResponse: {
@@ -1533,6 +1546,7 @@ export interface operations {
             database: components["schemas"]["DatabaseState"]
             queue: components["schemas"]["QueueState"]
             speech: components["schemas"]["SpeechState"]
+            video_platform: components["schemas"]["VideoPlatformState"]
           }
         }
       }

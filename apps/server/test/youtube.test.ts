@@ -115,53 +115,57 @@ layer(YouTubeServerLive, { timeout: "60 seconds", excludeTestServices: true })(
     })
 
     describe("issue 24: YouTube as its pages really are", () => {
-      it.effect("an answer the adapter cannot read is 503 platform_unreadable with details.reason and path, never 500", () =>
-        Effect.gen(function* () {
-          const server = yield* TestServer
-          const { key } = yield* server.newAccount({ credits: 3 })
-          const response = yield* server.post("/api/v2/transcribe", {
-            key,
-            json: { video: unreadableVideo, mode: "captions_only" }
+      it.effect(
+        "an answer the adapter cannot read is 503 platform_unreadable with details.reason and path, never 500",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const { key } = yield* server.newAccount({ credits: 3 })
+            const response = yield* server.post("/api/v2/transcribe", {
+              key,
+              json: { video: unreadableVideo, mode: "captions_only" }
+            })
+            expect(response.status).toBe(503)
+            expect(response.json).toMatchObject({
+              error: "platform_unreadable",
+              details: { path: "playabilityStatus.status" }
+            })
+            const details = (response.json as { details: { reason: unknown } }).details
+            expect(details.reason).toEqual(expect.stringContaining("playabilityStatus.status"))
           })
-          expect(response.status).toBe(503)
-          expect(response.json).toMatchObject({
-            error: "platform_unreadable",
-            details: { path: "playabilityStatus.status" }
-          })
-          const details = (response.json as { details: { reason: unknown } }).details
-          expect(details.reason).toEqual(expect.stringContaining("playabilityStatus.status"))
-        })
       )
 
-      it.effect("a long channel resolves with every upload; an age-gated one is 403 channel_age_restricted", () =>
-        Effect.gen(function* () {
-          const server = yield* TestServer
-          const { key } = yield* server.newAccount({ plan: "pro", credits: 3 })
-          const long = yield* server.post("/api/v2/channels/resolve", {
-            key,
-            json: { channel_id: recordedCollections.longChannel.id, limit: 100 }
+      it.effect(
+        "a long channel resolves with every upload; an age-gated one is 403 channel_age_restricted",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const { key } = yield* server.newAccount({ plan: "pro", credits: 3 })
+            const long = yield* server.post("/api/v2/channels/resolve", {
+              key,
+              json: { channel_id: recordedCollections.longChannel.id, limit: 100 }
+            })
+            expect(long.status).toBe(200)
+            expect(long.json).toMatchObject({
+              channel_id: recordedCollections.longChannel.id,
+              subscriber_count: recordedCollections.longChannel.subscribers,
+              video_count: recordedCollections.longChannel.videos,
+              total: recordedCollections.longChannel.uploads,
+              truncated: false
+            })
+            expect((long.json as { items: Array<unknown> }).items).toHaveLength(
+              recordedCollections.longChannel.uploads
+            )
+            const gated = yield* server.post("/api/v2/channels/resolve", {
+              key,
+              json: { channel_id: recordedCollections.ageGatedChannel }
+            })
+            expect(gated.status).toBe(403)
+            expect(gated.json).toMatchObject({
+              error: "channel_age_restricted",
+              details: { channel_id: recordedCollections.ageGatedChannel }
+            })
           })
-          expect(long.status).toBe(200)
-          expect(long.json).toMatchObject({
-            channel_id: recordedCollections.longChannel.id,
-            subscriber_count: recordedCollections.longChannel.subscribers,
-            video_count: recordedCollections.longChannel.videos,
-            total: recordedCollections.longChannel.uploads,
-            truncated: false
-          })
-          expect((long.json as { items: Array<unknown> }).items).toHaveLength(
-            recordedCollections.longChannel.uploads
-          )
-          const gated = yield* server.post("/api/v2/channels/resolve", {
-            key,
-            json: { channel_id: recordedCollections.ageGatedChannel }
-          })
-          expect(gated.status).toBe(403)
-          expect(gated.json).toMatchObject({
-            error: "channel_age_restricted",
-            details: { channel_id: recordedCollections.ageGatedChannel }
-          })
-        })
       )
     })
   }

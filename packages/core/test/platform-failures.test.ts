@@ -87,8 +87,9 @@ describe("platform failures reaching a caller (docs/decisions.md, YouTube adapte
       fromPlatformError(new PlatformFailure({ reason: "no item list", path: "contents.tabs[0]" })).details
     ).toEqual({ reason: "no item list", path: "contents.tabs[0]" })
     expect(
-      fromPlatformError(new ChannelRestricted({ channelId: "UCx", restriction: "age_restricted", reason: "r" }))
-        .details
+      fromPlatformError(
+        new ChannelRestricted({ channelId: "UCx", restriction: "age_restricted", reason: "r" })
+      ).details
     ).toEqual({ channel_id: "UCx", restriction: "age_restricted" })
   })
 

@@ -14,11 +14,11 @@ import {
   AddressResolver,
   type JobRecord,
   jobDefaults,
+  observedPlatform,
   ResolveFailed,
   Secrets,
   ServiceUrl,
   type SpeechToText,
-  sharedFetches,
   type TestWorkPayload,
   type ThemesEngine,
   type ThemesSettings,
@@ -135,7 +135,7 @@ export const testInfrastructure = (options: TestInfrastructureOptions = {}) => {
       : { url: Option.none(), prefix: "unused:" }
   return Layer.mergeAll(
     persistenceLayer(TestDatabaseLive),
-    sharedFetches().pipe(Layer.provide(options.platform ?? demoPlatform(shippedCataloguePath))),
+    observedPlatform(options.platform ?? demoPlatform(shippedCataloguePath)),
     queuesFor(redis),
     NodeSecrets.layer,
     NodeWebhookSender.layer,

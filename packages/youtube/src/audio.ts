@@ -129,7 +129,8 @@ export const audioTrackOf = (format: FormatJson): AudioTrack => {
   const tags = new Map([...parseXtags(urlTags), ...parseXtags(format.xtags)])
   const id = stringOf(track.id)
   const name = stringOf(track.displayName)
-  const named = name === null ? null : (/\b(original|dubbed|descriptive)\b/i.exec(name)?.[1]?.toLowerCase() ?? null)
+  const named =
+    name === null ? null : (/\b(original|dubbed|descriptive)\b/i.exec(name)?.[1]?.toLowerCase() ?? null)
   return {
     id,
     language: stringOf(tags.get("lang")) ?? (id === null ? null : (stringOf(id.split(".")[0]) ?? null)),

@@ -375,8 +375,7 @@ export const playlistHead = (answer: Json): PlaylistHead => {
     str(get(find(rows, "browseEndpoint"), "browseId"))
   const parts = metadataParts(rows)
   return {
-    title:
-      str(get(metadata, "title")) ?? text(get(header, "title")) ?? str(get(page, "pageTitle")) ?? null,
+    title: str(get(metadata, "title")) ?? text(get(header, "title")) ?? str(get(page, "pageTitle")) ?? null,
     channelId: ownerId !== null && isChannelId(ownerId) ? ownerId : null,
     channelTitle: text(get(ownerRun, "text")) ?? null,
     videoCount: countOf(

@@ -412,11 +412,7 @@ export const make = (settings: YouTubeSettings) =>
       )
     )
 
-    const pageOf = (
-      id: Ids.PlaylistId,
-      head: PlaylistHead,
-      page: ListPage
-    ): PlaylistPage => ({
+    const pageOf = (id: Ids.PlaylistId, head: PlaylistHead, page: ListPage): PlaylistPage => ({
       id,
       ...head,
       videos: page.videos,
@@ -551,7 +547,13 @@ export const make = (settings: YouTubeSettings) =>
           }))
           yield* Option.match(chosen.format, {
             onNone: () => Effect.void,
-            onSome: (f) => logAudioChoice(id, f, original, Option.exists(heard, (h) => h.dubbed))
+            onSome: (f) =>
+              logAudioChoice(
+                id,
+                f,
+                original,
+                Option.exists(heard, (h) => h.dubbed)
+              )
           })
           const seconds =
             record.details.durationSeconds ??

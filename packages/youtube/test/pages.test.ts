@@ -59,28 +59,34 @@ describe("1. a channel's uploads: the Videos tab's own continuation", () => {
     expect(text).toContain("header-about-panel-token")
   })
 
-  it.live("walks every page of a long channel; truncated only when the limit, not the end, stopped the walk", () =>
-    withPlatform((platform, replay) =>
-      Effect.gen(function* () {
-        const all = yield* collectUploads(longId, 1000)
-        expect(all.videos).toHaveLength(long.uploads)
-        expect(new Set(all.videos.map((v) => v.id)).size).toBe(long.uploads)
-        expect(all.truncated).toBe(false)
-        expect(all.videos[0]).toMatchObject({ id: "LongA001___", title: "Upload 1", durationSeconds: 61 })
-        expect(all.videos[30]).toMatchObject({ id: "LongB031___", title: "Upload 31", durationSeconds: 1925 })
-        const asked = requestsTo(replay, "/youtubei/v1/browse").map(
-          (r) => (JSON.parse(r.body) as { continuation?: string }).continuation ?? "first"
-        )
-        expect(asked).toEqual(["first", "hand-made-videos-tab-page-2", "hand-made-videos-tab-page-3"])
+  it.live(
+    "walks every page of a long channel; truncated only when the limit, not the end, stopped the walk",
+    () =>
+      withPlatform((platform, replay) =>
+        Effect.gen(function* () {
+          const all = yield* collectUploads(longId, 1000)
+          expect(all.videos).toHaveLength(long.uploads)
+          expect(new Set(all.videos.map((v) => v.id)).size).toBe(long.uploads)
+          expect(all.truncated).toBe(false)
+          expect(all.videos[0]).toMatchObject({ id: "LongA001___", title: "Upload 1", durationSeconds: 61 })
+          expect(all.videos[30]).toMatchObject({
+            id: "LongB031___",
+            title: "Upload 31",
+            durationSeconds: 1925
+          })
+          const asked = requestsTo(replay, "/youtubei/v1/browse").map(
+            (r) => (JSON.parse(r.body) as { continuation?: string }).continuation ?? "first"
+          )
+          expect(asked).toEqual(["first", "hand-made-videos-tab-page-2", "hand-made-videos-tab-page-3"])
 
-        const exact = yield* collectUploads(longId, long.uploads)
-        expect([exact.videos.length, exact.truncated]).toEqual([long.uploads, false])
-        const limited = yield* collectUploads(longId, 40)
-        expect([limited.videos.length, limited.truncated]).toEqual([40, true])
-        const twoPages = yield* collectUploads(longId, 60)
-        expect([twoPages.videos.length, twoPages.truncated]).toEqual([60, true])
-      }).pipe(Effect.provideService(VideoPlatform, platform))
-    )
+          const exact = yield* collectUploads(longId, long.uploads)
+          expect([exact.videos.length, exact.truncated]).toEqual([long.uploads, false])
+          const limited = yield* collectUploads(longId, 40)
+          expect([limited.videos.length, limited.truncated]).toEqual([40, true])
+          const twoPages = yield* collectUploads(longId, 60)
+          expect([twoPages.videos.length, twoPages.truncated]).toEqual([60, true])
+        }).pipe(Effect.provideService(VideoPlatform, platform))
+      )
   )
 })
 
@@ -140,7 +146,12 @@ describe("3. the audio speech recognition hears", () => {
     expect([...parseXtags(42)]).toEqual([])
     expect(
       audioTrackOf(
-        format(140, 1, { id: "pa.3", audioIsDefault: false }, { url: "https://x/?xtags=acont%3Ddubbed%3Alang%3Dpa" })
+        format(
+          140,
+          1,
+          { id: "pa.3", audioIsDefault: false },
+          { url: "https://x/?xtags=acont%3Ddubbed%3Alang%3Dpa" }
+        )
       )
     ).toEqual({ id: "pa.3", language: "pa", name: null, isDefault: false, content: "dubbed" })
   })
@@ -151,7 +162,12 @@ describe("3. the audio speech recognition hears", () => {
     expect(urlOf([dub, original])).toEqual(Option.some(original.url))
     // `acont=original` alone marks it too, and a dub marked default is still a dub.
     const marked = format(140, 90_000, { id: "en.4" }, { xtags: "acont=original" })
-    const defaultDub = format(140, 300_000, { id: "pa.3", audioIsDefault: true }, { xtags: "acont=dubbed-auto" })
+    const defaultDub = format(
+      140,
+      300_000,
+      { id: "pa.3", audioIsDefault: true },
+      { xtags: "acont=dubbed-auto" }
+    )
     expect(urlOf([defaultDub, marked])).toEqual(Option.some(marked.url))
   })
 
@@ -173,39 +189,39 @@ describe("3. the audio speech recognition hears", () => {
     expect(urlOf([opus, drc, aac])).toEqual(Option.some(aac.url))
   })
 
-  it.live("downloads the original English track of a video with Punjabi, Indonesian and Spanish dubs, and logs the choice", () =>
-    Effect.gen(function* () {
-      const { result, lines } = yield* logged(
-        withPlatform((platform) =>
-          Effect.gen(function* () {
-            const audio = yield* platform.audio(vid(recordedVideos.severalAudioTracks), {
-              maxDurationSeconds: 600
+  it.live(
+    "downloads the original English track of a video with Punjabi, Indonesian and Spanish dubs, and logs the choice",
+    () =>
+      Effect.gen(function* () {
+        const { result, lines } = yield* logged(
+          withPlatform((platform) =>
+            Effect.gen(function* () {
+              const audio = yield* platform.audio(vid(recordedVideos.severalAudioTracks), {
+                maxDurationSeconds: 600
+              })
+              expect(audio.heard).toEqual({ language: "en-US", dubbed: false })
+              expect(audio.mimeType).toBe('audio/mp4; codecs="mp4a.40.2"')
+              expect(audio.contentLength).toBe(4104)
+              return audio
             })
-            expect(audio.heard).toEqual({ language: "en-US", dubbed: false })
-            expect(audio.mimeType).toBe('audio/mp4; codecs="mp4a.40.2"')
-            expect(audio.contentLength).toBe(4104)
-            return audio
-          })
+          )
         )
-      )
-      expect(Either.isRight(result)).toBe(true)
-      const choice = lines.filter((l) => l.message.startsWith("youtube: audio chosen"))
-      expect(choice).toHaveLength(1)
-      expect(choice[0]?.annotations).toMatchObject({
-        track: "en-US.4",
-        track_language: "en-US",
-        track_content: "original",
-        original_language: "en"
+        expect(Either.isRight(result)).toBe(true)
+        const choice = lines.filter((l) => l.message.startsWith("youtube: audio chosen"))
+        expect(choice).toHaveLength(1)
+        expect(choice[0]?.annotations).toMatchObject({
+          track: "en-US.4",
+          track_language: "en-US",
+          track_content: "original",
+          original_language: "en"
+        })
       })
-    })
   )
 
   it.live("when only dubs are listed, says which language is heard (the default dub) and warns", () =>
     Effect.gen(function* () {
       const { result, lines } = yield* logged(
-        withPlatform((platform) =>
-          platform.audio(vid(recordedVideos.onlyDubs), { maxDurationSeconds: 600 })
-        )
+        withPlatform((platform) => platform.audio(vid(recordedVideos.onlyDubs), { maxDurationSeconds: 600 }))
       )
       expect(Either.map(result, (a) => [a.heard, a.contentLength])).toEqual(
         Either.right([{ language: "id", dubbed: true }, 4201])
@@ -265,7 +281,11 @@ describe("5. an age-gated channel", () => {
 
 describe("an answer the adapter cannot read", () => {
   const browseAt = (when: (body: string) => boolean, body: string) =>
-    at("/youtubei/v1/browse", () => ({ body }), (_, b) => when(b))
+    at(
+      "/youtubei/v1/browse",
+      () => ({ body }),
+      (_, b) => when(b)
+    )
 
   it.live("a continuation answer with no items: 503 platform_unreadable naming the path, logged once", () =>
     Effect.gen(function* () {

@@ -42,8 +42,8 @@ const readPlayer = (body: string) =>
   )
 
 const readBrowse = (answer: Json) => {
-  const externalId = (answer as { metadata?: { channelMetadataRenderer?: { externalId?: string } } })
-    .metadata?.channelMetadataRenderer?.externalId
+  const externalId = (answer as { metadata?: { channelMetadataRenderer?: { externalId?: string } } }).metadata
+    ?.channelMetadataRenderer?.externalId
   return {
     list: listPage(answer),
     playlist: playlistHead(answer),
@@ -132,7 +132,9 @@ const junk = (next: () => number): Json => {
       }
     }),
     () => ({ thumbnailBadgeViewModel: { text: "9:59" } }),
-    () => ({ metadataRowRenderer: { title: { simpleText: "Licence" }, contents: [{ runs: [{ text: "x" }] }] } }),
+    () => ({
+      metadataRowRenderer: { title: { simpleText: "Licence" }, contents: [{ runs: [{ text: "x" }] }] }
+    }),
     () => ({ alertRenderer: { type: "INFO", text: { simpleText: "Unavailable videos are hidden" } } }),
     () => `junk ${n}`,
     () => n
@@ -238,15 +240,17 @@ describe("no answer reaches a caller as a 500", () => {
       (
         [
           platform.video(vid("GJLlxj_dtq8")),
-        platform.channel({ _tag: "Id", id: recordedCollections.longChannel.id as Ids.ChannelId }),
-        collectUploads(recordedCollections.longChannel.id as Ids.ChannelId, 100),
+          platform.channel({ _tag: "Id", id: recordedCollections.longChannel.id as Ids.ChannelId }),
+          collectUploads(recordedCollections.longChannel.id as Ids.ChannelId, 100),
           collectPlaylist(recordedCollections.playlist as Ids.PlaylistId, 100)
         ] as ReadonlyArray<Effect.Effect<unknown, PlatformError, VideoPlatform>>
       ).map((effect) =>
         Effect.exit(Effect.provideService(effect, VideoPlatform, platform)).pipe(
           Effect.map((exit) => {
             // Never a defect: every way it ends is a typed failure or a success.
-            expect(Exit.isFailure(exit) && !Cause.isFailType(exit.cause) && Cause.isDie(exit.cause)).toBe(false)
+            expect(Exit.isFailure(exit) && !Cause.isFailType(exit.cause) && Cause.isDie(exit.cause)).toBe(
+              false
+            )
             return failureOf(exit)
           })
         )
