@@ -140,7 +140,7 @@ export const audioTrackOf = (format: FormatJson): AudioTrack => {
   }
 }
 
-const isDub = (track: AudioTrack) => track.content !== null && track.content.startsWith("dubbed")
+const isDub = (track: AudioTrack): boolean => track.content?.startsWith("dubbed") === true
 
 const sameLanguage = (a: string | null, b: string | null) =>
   a !== null && b !== null && a.toLowerCase().split("-")[0] === b.toLowerCase().split("-")[0]

@@ -17,6 +17,8 @@ import { defaultSettings, type YouTubeSettings } from "./config.js"
 import * as YouTubePlatform from "./platform.js"
 import { type FetchFor, type FetchLike, YouTubeFetch } from "./transport.js"
 
+export { readRecording, scrub } from "./recording.js"
+
 /** A request as a recording sees it. */
 export interface RecordedRequest {
   readonly method: string

@@ -5,7 +5,7 @@
  * places it reads, and when arrays of renderers grow with renderers it does not know. And no
  * answer, however odd, reaches a caller as a 500.
  */
-import { readdirSync } from "node:fs"
+import { existsSync, readdirSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import { collectPlaylist, collectUploads, type PlatformError, VideoPlatform } from "@verbatim/core"
 import type { Ids } from "@verbatim/domain"
@@ -56,12 +56,27 @@ const readBrowse = (answer: Json) => {
 
 const readCaptions = (answer: Json) => parseCaptions(JSON.stringify(answer), { rolling: false })
 
-const jsonFixtures = (folder: "recorded" | "hand-made") =>
+const jsonFixtures = (folder: string) =>
   readdirSync(fixturePath(folder))
-    .filter((name) => /\.(json|json3|innertube\.json\.static)$/.test(name))
+    .filter((name) => /\.(json|json3|innertube\.json\.static)$/.test(name) && name !== "manifest.json")
     .map((name) => `${folder}/${name}`)
 
-const all = [...jsonFixtures("recorded"), ...jsonFixtures("hand-made")]
+/** The folders of `pnpm --filter @verbatim/youtube record` (README, "Recording fresh answers"). */
+const recordedLive = existsSync(fixturePath("recorded-live"))
+  ? readdirSync(fixturePath("recorded-live")).flatMap((dir) =>
+      jsonFixtures(`recorded-live/${dir}`).filter((name) =>
+        /\/(player|browse|resolve_url|timedtext)_/.test(name)
+      )
+    )
+  : []
+
+const all = [...jsonFixtures("recorded"), ...jsonFixtures("hand-made"), ...recordedLive].filter((name) => {
+  try {
+    return typeof JSON.parse(fixture(name)) === "object"
+  } catch {
+    return false
+  }
+})
 
 const readerOf = (name: string): ((answer: Json) => unknown) =>
   /innertube\.json\.static$|\/player_/.test(name)
