@@ -232,7 +232,15 @@ export const directAudio = (
   timeout: Duration.Duration
 ): Stream.Stream<Uint8Array, PlatformError> => {
   const fetchRange = (from: number, to: number | null) => {
-    const url = new URL(format.url)
+    const url = URL.canParse(format.url) ? new URL(format.url) : null
+    if (url === null) {
+      return Effect.fail(
+        new PlatformFailure({
+          reason: `the audio URL of ${videoId} is not a URL`,
+          path: "streamingData.*.url"
+        })
+      )
+    }
     if (to !== null) url.searchParams.set("range", `${from}-${to}`)
     return transport.open({ method: "GET", url: url.toString() }).pipe(
       Effect.flatMap((response) =>

@@ -300,8 +300,17 @@ export const make = (settings: YouTubeSettings) =>
             reason: `the caption URLs of ${id} want a proof-of-origin token (exp=xpe); their texts answer empty without one`
           })
         }
+        const url = captionUrl(source.baseUrl, target)
+        if (url === null) {
+          return yield* unreadable(
+            new PlatformFailure({
+              reason: `the ${kind} ${language} caption track of ${id} has a baseUrl that is not a URL`,
+              path: "captions.playerCaptionsTracklistRenderer.captionTracks[].baseUrl"
+            })
+          )
+        }
         const reply = yield* transport.rotating(
-          transport.send({ method: "GET", url: captionUrl(source.baseUrl, target), headers: yield* cookies })
+          transport.send({ method: "GET", url, headers: yield* cookies })
         )
         if (reply.status === 404) return yield* new CaptionTrackNotFound({ videoId: id, language, kind })
         if (reply.status >= 400) return yield* refusedWith(reply, "the caption URL")

@@ -356,8 +356,12 @@ export const videoRecord = (player: PlayerResponse, videoId: Ids.VideoId): Video
   }
 }
 
-/** The timedtext URL of a track's text: json3, and YouTube's own translation with `tlang`. */
-export const captionUrl = (baseUrl: string, translateTo: string | undefined): string => {
+/**
+ * The timedtext URL of a track's text: json3, and YouTube's own translation with `tlang`; null
+ * when the track's `baseUrl` is not a URL.
+ */
+export const captionUrl = (baseUrl: string, translateTo: string | undefined): string | null => {
+  if (!URL.canParse(baseUrl, origin)) return null
   const url = new URL(baseUrl, origin)
   url.searchParams.set("fmt", "json3")
   if (translateTo !== undefined) url.searchParams.set("tlang", translateTo)

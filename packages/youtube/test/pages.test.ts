@@ -8,7 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { collectUploads, VideoPlatform } from "@verbatim/core"
 import type { Ids } from "@verbatim/domain"
-import { Effect, Either, HashMap, Logger, Option } from "effect"
+import { Effect, Either, HashMap, Logger, Option, Stream } from "effect"
 import { audioTrackOf, chooseAudio, parseXtags, trackRank } from "../src/audio.js"
 import { channelHead, listPage, listPaths } from "../src/browse.js"
 import type { FormatJson } from "../src/player.js"
@@ -316,6 +316,38 @@ describe("an answer the adapter cannot read", () => {
           body: JSON.stringify({
             playabilityStatus: { status: "OK" },
             streamingData: { adaptiveFormats: [{ bitrate: "fast" }] }
+          })
+        }))
+      ]
+    )
+  )
+
+  it.live("a caption track or an audio format whose URL is not a URL: 503, never a defect", () =>
+    withPlatform(
+      (platform) =>
+        Effect.gen(function* () {
+          const video = yield* platform.video(vid("GJLlxj_dtq8"))
+          const track = video.captionTracks[0]
+          if (track === undefined) return expect.unreachable("the answer lists a track")
+          const captions = yield* Effect.flip(platform.captions(vid("GJLlxj_dtq8"), track))
+          expect(answered(captions)).toEqual(["PlatformFailure", "platform_unreadable", 503])
+          const audio = yield* platform.audio(vid("GJLlxj_dtq8"), { maxDurationSeconds: 600 })
+          const bytes = yield* Effect.flip(Stream.runDrain(audio.bytes))
+          expect(answered(bytes)).toEqual(["PlatformFailure", "platform_unreadable", 503])
+        }),
+      [
+        at("/youtubei/v1/player", () => ({
+          body: JSON.stringify({
+            playabilityStatus: { status: "OK" },
+            videoDetails: { videoId: "GJLlxj_dtq8", lengthSeconds: "60" },
+            captions: {
+              playerCaptionsTracklistRenderer: {
+                captionTracks: [{ baseUrl: "http://[not a host", languageCode: "en" }]
+              }
+            },
+            streamingData: {
+              adaptiveFormats: [{ itag: 140, mimeType: "audio/mp4", url: "http://[", contentLength: "10" }]
+            }
           })
         }))
       ]
