@@ -7,6 +7,7 @@
 import { describe, expect, layer } from "@effect/vitest"
 import {
   answering,
+  fixture,
   recordedCollections,
   recordedVideos,
   recordedYouTube,
@@ -19,6 +20,13 @@ import { TestServer, testServerOn } from "./server.js"
 /** A video whose /player answer is of a shape the adapter cannot read. */
 const unreadableVideo = "Unreadabl01"
 
+/** A captioned video (the recorded one's answer) of the age-gated channel. */
+const gatedChannelVideo = "GatedChan01"
+const gatedChannelPlayer = fixture("recorded/youtube.innertube.json.static").replace(
+  /"channelId":\s*"UC[\w-]{22}"/,
+  `"channelId": "${recordedCollections.ageGatedChannel}"`
+)
+
 const YouTubeServerLive = testServerOn({
   platform: replayLayer(
     replayFetch([
@@ -26,6 +34,11 @@ const YouTubeServerLive = testServerOn({
         "/youtubei/v1/player",
         () => ({ body: JSON.stringify({ playabilityStatus: { status: 42 } }) }),
         (r) => r.body.includes(unreadableVideo)
+      ),
+      answering(
+        "/youtubei/v1/player",
+        () => ({ body: gatedChannelPlayer }),
+        (r) => r.body.includes(gatedChannelVideo)
       ),
       ...recordedYouTube()
     ])
@@ -132,6 +145,23 @@ layer(YouTubeServerLive, { timeout: "60 seconds", excludeTestServices: true })(
             })
             const details = (response.json as { details: { reason: unknown } }).details
             expect(details.reason).toEqual(expect.stringContaining("playabilityStatus.status"))
+          })
+      )
+
+      it.effect(
+        "recommendations leave out a transcribed channel that is now age-gated, as a removed one",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const { key } = yield* server.newAccount({ credits: 3 })
+            const transcribed = yield* server.post("/api/v2/transcribe", {
+              key,
+              json: { video: gatedChannelVideo, language: "en", mode: "captions_only" }
+            })
+            expect(transcribed.status).toBe(200)
+            const response = yield* server.get("/api/v2/recommendations/videos", { key })
+            expect(response.status).toBe(200)
+            expect(response.json).toMatchObject({ recommendations: [], channels: [], count: 0 })
           })
       )
 
