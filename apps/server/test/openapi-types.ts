@@ -902,6 +902,8 @@ export interface components {
       base_credits: components["schemas"]["Credits"]
       addon_credits: components["schemas"]["Credits"]
       estimated_credits: components["schemas"]["Credits"]
+      /** @description Only when the platform lists only dubbed audio tracks for the video: the language speech recognition would hear (null when the platform does not tell it) */
+      dubbed_audio_language?: components["schemas"]["LanguageCode"] | null
     }
     /**
      * @description An 11-character video id

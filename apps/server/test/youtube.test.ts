@@ -148,6 +148,22 @@ layer(YouTubeServerLive, { timeout: "60 seconds", excludeTestServices: true })(
           })
       )
 
+      it.effect("the quote says which language speech recognition would hear when only dubs are listed", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* server.newAccount({ credits: 3 })
+          const quote = (video: string) =>
+            server.post("/api/v2/transcribe/estimate", { key, json: { video } })
+          const dubbed = yield* quote(recordedVideos.onlyDubs)
+          expect(dubbed.status).toBe(200)
+          expect(dubbed.json).toMatchObject({ source: "asr", dubbed_audio_language: "id" })
+          const original = yield* quote(recordedVideos.severalAudioTracks)
+          expect(original.status).toBe(200)
+          expect(original.json).toMatchObject({ source: "asr" })
+          expect(original.json).not.toHaveProperty("dubbed_audio_language")
+        })
+      )
+
       it.effect(
         "recommendations leave out a transcribed channel that is now age-gated, as a removed one",
         () =>

@@ -19,6 +19,7 @@ import {
 } from "@verbatim/core"
 import { Captions, Ids, Language } from "@verbatim/domain"
 import { DateTime, Either, Option, ParseResult, Schema } from "effect"
+import { chooseAudio, isDubbed } from "./audio.js"
 import { decodeEntities } from "./text.js"
 
 export const origin = "https://www.youtube.com"
@@ -337,6 +338,7 @@ export const videoRecord = (player: PlayerResponse, videoId: Ids.VideoId): Video
   const length = Number(video?.lengthSeconds)
   const channelId = video?.channelId
   const micro = player.microformat?.playerMicroformatRenderer
+  const formats = [...(player.streamingData?.adaptiveFormats ?? []), ...(player.streamingData?.formats ?? [])]
   const spoken = tracks.find((t) => t.track.kind === "auto")?.track.language ?? null
   return {
     details: {
@@ -349,12 +351,26 @@ export const videoRecord = (player: PlayerResponse, videoId: Ids.VideoId): Video
       publishedAt: publishedAt(micro?.publishDate, micro?.uploadDate),
       originalLanguage: spoken,
       captionTracks: tracks.map((t) => t.track),
-      translationLanguages
+      translationLanguages,
+      ...audioDubOf(formats, spoken)
     },
     tracks,
-    formats: [...(player.streamingData?.adaptiveFormats ?? []), ...(player.streamingData?.formats ?? [])]
+    formats
   }
 }
+
+/** `audioDub` of the details when the audio chosen for recognition is a dub (only dubs are listed). */
+const audioDubOf = (
+  formats: ReadonlyArray<FormatJson>,
+  spoken: string | null
+): { readonly audioDub?: { readonly language: Language.LanguageCode | null } } =>
+  Option.match(chooseAudio(formats, spoken).format, {
+    onNone: () => ({}),
+    onSome: (format) =>
+      isDubbed(format.track, spoken)
+        ? { audioDub: { language: isLanguage(format.track.language) ? format.track.language : null } }
+        : {}
+  })
 
 /**
  * The timedtext URL of a track's text: json3, and YouTube's own translation with `tlang`; null

@@ -230,6 +230,19 @@ describe("3. the audio speech recognition hears", () => {
     })
   )
 
+  it.live("the video's details say a dub would be heard only when only dubs are listed", () =>
+    withPlatform((platform) =>
+      Effect.gen(function* () {
+        const dubs = yield* platform.video(vid(recordedVideos.onlyDubs))
+        expect(dubs.audioDub).toEqual({ language: "id" })
+        const original = yield* platform.video(vid(recordedVideos.severalAudioTracks))
+        expect(original.audioDub).toBeUndefined()
+        const single = yield* platform.video(vid(recordedVideos.captioned))
+        expect(single.audioDub).toBeUndefined()
+      })
+    )
+  )
+
   it.live("a single-track video is read as before: its best AAC format", () =>
     withPlatform((platform, replay) =>
       Effect.gen(function* () {

@@ -22,6 +22,11 @@ export interface VideoDetails {
   readonly captionTracks: ReadonlyArray<Captions.CaptionTrack>
   /** Languages the platform can translate this video's captions into. */
   readonly translationLanguages: ReadonlyArray<Language.LanguageCode>
+  /**
+   * Set when the platform lists only dubbed audio tracks: speech recognition would hear a dub, in
+   * this language (null when the platform does not tell it).
+   */
+  readonly audioDub?: { readonly language: Language.LanguageCode | null }
 }
 
 /** A video as a playlist or a channel's uploads list it (metadata only). */
