@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { HttpLive } from "@verbatim/api"
-import { AccountAdmin, RateLimiter, WebhookAllowList } from "@verbatim/core"
+import { AccountAdmin, platformHealthLayer, RateLimiter, WebhookAllowList } from "@verbatim/core"
 import { persistenceLayer, pgliteLayer, postgresTestLayer } from "@verbatim/db"
 import { syntheticCatalogue, syntheticVideoId } from "@verbatim/demo-platform"
 import {
@@ -81,7 +81,8 @@ const program = Effect.gen(function* () {
       const useCases = servicesOn(
         Layer.mergeAll(
           persistenceLayer(database),
-          demoPlatform(catalogue, latencyMs),
+          // The platform's outcomes are not watched here (/health is not measured).
+          Layer.merge(demoPlatform(catalogue, latencyMs), platformHealthLayer()),
           queuesFor(redis),
           Unlimited,
           NodeServicesLive,

@@ -21,7 +21,14 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { NodeRuntime } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { AccountAdmin, JobLifecycle, type JobRecord, Jobs, WebhookAllowList } from "@verbatim/core"
+import {
+  AccountAdmin,
+  JobLifecycle,
+  type JobRecord,
+  Jobs,
+  platformHealthLayer,
+  WebhookAllowList
+} from "@verbatim/core"
 import { persistenceLayer, pgliteLayer, postgresTestLayer } from "@verbatim/db"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import {
@@ -234,7 +241,8 @@ const program = Effect.gen(function* () {
     const services = servicesOn(
       Layer.mergeAll(
         persistenceLayer(database),
-        demoPlatform(shippedCataloguePath),
+        // The platform's outcomes are not watched here (/health is not measured).
+        Layer.merge(demoPlatform(shippedCataloguePath), platformHealthLayer()),
         queuesFor(queue.redis),
         NodeServicesLive,
         offlineMedia(),

@@ -9,7 +9,7 @@
  * load. The text is made here by a seeded generator (the same on every machine, and faster than
  * PostgreSQL's `random()`); a searchable transcript's one segment is built from its text in SQL.
  */
-import { AccountAdmin, WebhookAllowList } from "@verbatim/core"
+import { AccountAdmin, platformHealthLayer, WebhookAllowList } from "@verbatim/core"
 import { persistenceLayer, postgresLayer } from "@verbatim/db"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { MemoryRateLimiter, MemoryWorkQueue } from "@verbatim/queue"
@@ -72,7 +72,8 @@ export const seedAccounts = (
       servicesOn(
         Layer.mergeAll(
           persistenceLayer(postgresLayer(Redacted.make(url))),
-          demoPlatform(shippedCataloguePath),
+          // The platform's outcomes are not watched here (/health is not measured).
+          Layer.merge(demoPlatform(shippedCataloguePath), platformHealthLayer()),
           MemoryWorkQueue.layer,
           MemoryRateLimiter.layer,
           NodeServicesLive,

@@ -18,6 +18,7 @@ import {
   AccountAdmin,
   JobQueries,
   MediaUploads,
+  platformHealthLayer,
   ServiceUrl,
   SignedPutReceiver,
   Transcribe,
@@ -176,7 +177,8 @@ const program = Effect.gen(function* () {
     const services = servicesOn(
       Layer.mergeAll(
         persistenceLayer(database),
-        demoPlatform(shippedCataloguePath),
+        // The platform's outcomes are not watched here (/health is not measured).
+        Layer.merge(demoPlatform(shippedCataloguePath), platformHealthLayer()),
         queuesFor(queue.redis),
         NodeServicesLive,
         PocketsphinxSpeech.layer(defaultSettings),

@@ -34,7 +34,7 @@ export interface paths {
     }
     /**
      * Readiness check (no authentication)
-     * @description Whether this server can take requests now: 200 when its database and work queue answer, 503 with Retry-After when either does not (each is given 2 seconds). The speech recognition engine is reported but never makes the server unready.
+     * @description Whether this server can take requests now: 200 when its database and work queue answer, 503 with Retry-After when either does not (each is given 2 seconds). The speech recognition engine and the video platform's last outcome (ok, blocked, unreachable, none) are reported but never make the server unready.
      */
     get: operations["health.health"]
     put?: never
@@ -493,6 +493,7 @@ export interface components {
       database: components["schemas"]["DatabaseState"]
       queue: components["schemas"]["QueueState"]
       speech: components["schemas"]["SpeechState"]
+      video_platform: components["schemas"]["VideoPlatformState"]
     }
     /** @description The database (PostgreSQL or the embedded PGlite) */
     DatabaseState: {
@@ -530,6 +531,18 @@ export interface components {
       status: "up" | "off"
       /** @description The engine: assemblyai, pocketsphinx, or none */
       engine: string
+    }
+    /** @description The video platform (YouTube or the demo catalogue): information, never a reason to be unready */
+    VideoPlatformState: {
+      /**
+       * @description The video platform's last outcome in this process: ok (it answered), blocked (it refused this server: bot check, IP block, rate limit...), unreachable (no answer after every retry), none (not asked yet)
+       * @enum {string}
+       */
+      status: "ok" | "blocked" | "unreachable" | "none"
+      /** @description When that outcome happened */
+      at?: components["schemas"]["DateTimeUtc"]
+      /** @description Why it was blocked or unreachable */
+      reason?: string
     }
     /** @description The account's credit balance and plan */
     CreditsResponse: {
@@ -827,7 +840,7 @@ export interface components {
       message: string
       details: components["schemas"]["FreeFormObject"]
     }
-    /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+    /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
     ServiceUnavailableError: {
       /** @enum {string} */
       error:
@@ -836,6 +849,7 @@ export interface components {
         | "translation_unavailable"
         | "themes_unavailable"
         | "platform_unavailable"
+        | "platform_unreadable"
         | "storage_unavailable"
         | "service_unavailable"
       message: string
@@ -892,6 +906,8 @@ export interface components {
       base_credits: components["schemas"]["Credits"]
       addon_credits: components["schemas"]["Credits"]
       estimated_credits: components["schemas"]["Credits"]
+      /** @description Only when the platform lists only dubbed audio tracks for the video: the language speech recognition would hear (null when the platform does not tell it) */
+      dubbed_audio_language?: components["schemas"]["LanguageCode"] | null
     }
     /**
      * @description An 11-character video id
@@ -1030,7 +1046,7 @@ export interface components {
       mind_map: components["schemas"]["FreeFormObject"] | null
       asr_intelligence?: components["schemas"]["AsrIntelligence"]
     }
-    /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+    /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
     ForbiddenError: {
       /** @enum {string} */
       error:
@@ -1040,6 +1056,7 @@ export interface components {
         | "age_restricted"
         | "subscription_required"
         | "region_blocked"
+        | "channel_age_restricted"
       message: string
       details: components["schemas"]["FreeFormObject"]
     }
@@ -1535,6 +1552,7 @@ export interface operations {
             database: components["schemas"]["DatabaseState"]
             queue: components["schemas"]["QueueState"]
             speech: components["schemas"]["SpeechState"]
+            video_platform: components["schemas"]["VideoPlatformState"]
           }
         }
       }
@@ -1766,7 +1784,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -1893,7 +1911,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -2275,7 +2293,7 @@ export interface operations {
           "application/json": components["schemas"]["UnauthorizedError"]
         }
       }
-      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
       403: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -2493,7 +2511,7 @@ export interface operations {
           "application/json": components["schemas"]["UnauthorizedError"]
         }
       }
-      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
       403: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -2721,7 +2739,7 @@ export interface operations {
           "application/json": components["schemas"]["PaymentRequiredError"]
         }
       }
-      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
       403: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -2792,7 +2810,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -2880,7 +2898,7 @@ export interface operations {
           "application/json": components["schemas"]["UnauthorizedError"]
         }
       }
-      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
       403: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3028,7 +3046,7 @@ export interface operations {
           "application/json": components["schemas"]["PaymentRequiredError"]
         }
       }
-      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
       403: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3090,7 +3108,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3202,7 +3220,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3333,7 +3351,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3729,7 +3747,7 @@ export interface operations {
           "application/json": components["schemas"]["UnauthorizedError"]
         }
       }
-      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
       403: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -3800,7 +3818,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -4058,7 +4076,7 @@ export interface operations {
           "application/json": components["schemas"]["UnauthorizedError"]
         }
       }
-      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked */
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
       403: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -4129,7 +4147,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
@@ -4417,7 +4435,7 @@ export interface operations {
           "application/json": components["schemas"]["InternalError"]
         }
       }
-      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or storage_unavailable or service_unavailable */
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
       503: {
         headers: {
           /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */

@@ -9,7 +9,7 @@
  * - once the proxy forwards again the same server answers 200 again: no restart.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { ServiceUrl, WebhookAllowList } from "@verbatim/core"
+import { observedPlatform, ServiceUrl, WebhookAllowList } from "@verbatim/core"
 import { camelCaseNaming, persistenceLayer, postgresTestLayer } from "@verbatim/db"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import {
@@ -50,7 +50,7 @@ const ProxiedServer = withProxy(proxy, (port) =>
             Redacted.make(throughProxy(databaseUrl, port))
           )
         ),
-        demoPlatform(shippedCataloguePath),
+        observedPlatform(demoPlatform(shippedCataloguePath)),
         queuesFor({ url: Option.none(), prefix: "unused:" }),
         NodeServicesLive,
         Layer.succeed(WebhookAllowList, testAllowedHosts),

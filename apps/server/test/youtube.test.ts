@@ -5,11 +5,45 @@
  * documented status and code.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { recordedVideos, recordedYouTube, replayFetch, replayLayer } from "@verbatim/youtube/testing"
+import {
+  answering,
+  fixture,
+  recordedCollections,
+  recordedVideos,
+  recordedYouTube,
+  replayFetch,
+  replayLayer
+} from "@verbatim/youtube/testing"
 import { Effect } from "effect"
 import { TestServer, testServerOn } from "./server.js"
 
-const YouTubeServerLive = testServerOn({ platform: replayLayer(replayFetch(recordedYouTube())) })
+/** A video whose /player answer is of a shape the adapter cannot read. */
+const unreadableVideo = "Unreadabl01"
+
+/** A captioned video (the recorded one's answer) of the age-gated channel. */
+const gatedChannelVideo = "GatedChan01"
+const gatedChannelPlayer = fixture("recorded/youtube.innertube.json.static").replace(
+  /"channelId":\s*"UC[\w-]{22}"/,
+  `"channelId": "${recordedCollections.ageGatedChannel}"`
+)
+
+const YouTubeServerLive = testServerOn({
+  platform: replayLayer(
+    replayFetch([
+      answering(
+        "/youtubei/v1/player",
+        () => ({ body: JSON.stringify({ playabilityStatus: { status: 42 } }) }),
+        (r) => r.body.includes(unreadableVideo)
+      ),
+      answering(
+        "/youtubei/v1/player",
+        () => ({ body: gatedChannelPlayer }),
+        (r) => r.body.includes(gatedChannelVideo)
+      ),
+      ...recordedYouTube()
+    ])
+  )
+})
 
 layer(YouTubeServerLive, { timeout: "60 seconds", excludeTestServices: true })(
   "the server on YouTube",
@@ -74,7 +108,9 @@ layer(YouTubeServerLive, { timeout: "60 seconds", excludeTestServices: true })(
         [recordedVideos.unplayable, 404, "video_unavailable"],
         [recordedVideos.captionsDisabled, 404, "no_captions"],
         [recordedVideos.poTokenRequired, 503, "platform_blocked"],
-        ["NeverSeen01", 404, "video_unavailable"]
+        ["NeverSeen01", 404, "video_unavailable"],
+        [recordedVideos.unknownId, 404, "video_unavailable"],
+        [unreadableVideo, 503, "platform_unreadable"]
       ] as const)("%s: %i %s", ([video, status, code]) =>
         Effect.gen(function* () {
           const server = yield* TestServer
@@ -88,6 +124,94 @@ layer(YouTubeServerLive, { timeout: "60 seconds", excludeTestServices: true })(
           const credits = yield* server.get("/api/v2/credits", { key })
           expect(credits.json).toMatchObject({ credits: 3 })
         })
+      )
+    })
+
+    describe("issue 24: YouTube as its pages really are", () => {
+      it.effect(
+        "an answer the adapter cannot read is 503 platform_unreadable with details.reason and path, never 500",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const { key } = yield* server.newAccount({ credits: 3 })
+            const response = yield* server.post("/api/v2/transcribe", {
+              key,
+              json: { video: unreadableVideo, mode: "captions_only" }
+            })
+            expect(response.status).toBe(503)
+            expect(response.json).toMatchObject({
+              error: "platform_unreadable",
+              details: { path: "playabilityStatus.status" }
+            })
+            const details = (response.json as { details: { reason: unknown } }).details
+            expect(details.reason).toEqual(expect.stringContaining("playabilityStatus.status"))
+          })
+      )
+
+      it.effect("the quote says which language speech recognition would hear when only dubs are listed", () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* server.newAccount({ credits: 3 })
+          const quote = (video: string) =>
+            server.post("/api/v2/transcribe/estimate", { key, json: { video } })
+          const dubbed = yield* quote(recordedVideos.onlyDubs)
+          expect(dubbed.status).toBe(200)
+          expect(dubbed.json).toMatchObject({ source: "asr", dubbed_audio_language: "id" })
+          const original = yield* quote(recordedVideos.severalAudioTracks)
+          expect(original.status).toBe(200)
+          expect(original.json).toMatchObject({ source: "asr" })
+          expect(original.json).not.toHaveProperty("dubbed_audio_language")
+        })
+      )
+
+      it.effect(
+        "recommendations leave out a transcribed channel that is now age-gated, as a removed one",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const { key } = yield* server.newAccount({ credits: 3 })
+            const transcribed = yield* server.post("/api/v2/transcribe", {
+              key,
+              json: { video: gatedChannelVideo, language: "en", mode: "captions_only" }
+            })
+            expect(transcribed.status).toBe(200)
+            const response = yield* server.get("/api/v2/recommendations/videos", { key })
+            expect(response.status).toBe(200)
+            expect(response.json).toMatchObject({ recommendations: [], channels: [], count: 0 })
+          })
+      )
+
+      it.effect(
+        "a long channel resolves with every upload; an age-gated one is 403 channel_age_restricted",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const { key } = yield* server.newAccount({ plan: "pro", credits: 3 })
+            const long = yield* server.post("/api/v2/channels/resolve", {
+              key,
+              json: { channel_id: recordedCollections.longChannel.id, limit: 100 }
+            })
+            expect(long.status).toBe(200)
+            expect(long.json).toMatchObject({
+              channel_id: recordedCollections.longChannel.id,
+              subscriber_count: recordedCollections.longChannel.subscribers,
+              video_count: recordedCollections.longChannel.videos,
+              total: recordedCollections.longChannel.uploads,
+              truncated: false
+            })
+            expect((long.json as { items: Array<unknown> }).items).toHaveLength(
+              recordedCollections.longChannel.uploads
+            )
+            const gated = yield* server.post("/api/v2/channels/resolve", {
+              key,
+              json: { channel_id: recordedCollections.ageGatedChannel }
+            })
+            expect(gated.status).toBe(403)
+            expect(gated.json).toMatchObject({
+              error: "channel_age_restricted",
+              details: { channel_id: recordedCollections.ageGatedChannel }
+            })
+          })
       )
     })
   }

@@ -49,7 +49,8 @@ describe("GET /health (readiness)", () => {
       checked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       database: { status: "up", latency_ms: expect.any(Number) },
       queue: { status: "up", waiting: 3, active: 1 },
-      speech: { status: "off", engine: "none" }
+      speech: { status: "off", engine: "none" },
+      video_platform: { status: "none" }
     })
     expect(response.headers.get("retry-after")).toBeNull()
   })

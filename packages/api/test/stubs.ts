@@ -15,6 +15,7 @@ import {
   JobQueries,
   MediaUploads,
   PersistenceError,
+  platformHealthLayer,
   Recommendations,
   SpeechToText,
   SpeechUnavailable,
@@ -331,7 +332,8 @@ const PortsStub = Layer.mergeAll(
     engine: "none",
     supports: () => Effect.fail(new SpeechUnavailable({ reason: "stub" })),
     transcribe: () => Effect.fail(new SpeechUnavailable({ reason: "stub" }))
-  })
+  }),
+  platformHealthLayer()
 )
 
 export const UseCasesStub = Layer.mergeAll(

@@ -5,6 +5,7 @@ import {
   AudioUnavailable,
   BlockKind,
   CaptionTrackNotFound,
+  ChannelRestricted,
   CollectionNotFound,
   DurationLimitExceeded,
   PlatformBlocked,
@@ -41,6 +42,7 @@ describe("platform failures reaching a caller (docs/decisions.md, YouTube adapte
       answer(new CaptionTrackNotFound({ videoId, language: "de", kind: "manual" })),
       answer(new TranslationUnavailable({ videoId, language: "zu" })),
       answer(new CollectionNotFound({ kind: "playlist", id: "PLx", reason: "The playlist does not exist." })),
+      answer(new ChannelRestricted({ channelId: "UCx", restriction: "age_restricted", reason: "age gate" })),
       answer(new DurationLimitExceeded({ videoId, durationSeconds: 30_000, limitSeconds: 28_800 })),
       answer(new AudioUnavailable({ videoId, reason: "no audio format" })),
       answer(new PlatformBlocked({ reason: "reCAPTCHA", kind: "ip_blocked" })),
@@ -57,11 +59,12 @@ describe("platform failures reaching a caller (docs/decisions.md, YouTube adapte
       ["no_captions", 404],
       ["unsupported_language", 400],
       ["not_found", 404],
+      ["channel_age_restricted", 403],
       ["video_too_long", 400],
       ["no_audio", 404],
       ["platform_blocked", 503],
       ["platform_unavailable", 503],
-      ["internal_error", 500]
+      ["platform_unreadable", 503]
     ])
   })
 
@@ -80,6 +83,14 @@ describe("platform failures reaching a caller (docs/decisions.md, YouTube adapte
       fromPlatformError(new CollectionNotFound({ kind: "channel", id: "@nobody", reason: "r" })).details
     ).toEqual({ channel_id: "@nobody" })
     expect(fromPlatformError(new PlatformBlocked({ reason: "r" })).details).toEqual({ reason: "other" })
+    expect(
+      fromPlatformError(new PlatformFailure({ reason: "no item list", path: "contents.tabs[0]" })).details
+    ).toEqual({ reason: "no item list", path: "contents.tabs[0]" })
+    expect(
+      fromPlatformError(
+        new ChannelRestricted({ channelId: "UCx", restriction: "age_restricted", reason: "r" })
+      ).details
+    ).toEqual({ channel_id: "UCx", restriction: "age_restricted" })
   })
 
   it("answers every block kind as a retryable 503 platform_blocked, naming the kind", () => {

@@ -4,7 +4,7 @@
  *
  * - the database (PGlite in the data folder, or PostgreSQL), migrated before use, and the
  *   repositories;
- * - the video platform;
+ * - the video platform, its fetches shared and its last outcome kept for /health (`observedPlatform`);
  * - the work queue and the rate limiter: in memory, or on Redis when `REDIS_URL` is set;
  * - node's secrets, the address resolver and the webhook sender;
  * - speech recognition and upload storage (`media.ts`);
@@ -25,6 +25,8 @@ import {
   type JobKind,
   makeAsrHandler,
   OAuthServerLive,
+  observedPlatform,
+  type PlatformHealth,
   type RateLimiter,
   runBatchWork,
   runThemesWork,
@@ -32,7 +34,6 @@ import {
   ServiceUrl,
   type SignedPutReceiver,
   type SpeechToText,
-  sharedFetches,
   type ThemesEngine,
   ThemesLive,
   type ThemesSettings,
@@ -110,6 +111,7 @@ export type Infrastructure =
   | Repositories
   | SqlClient.SqlClient
   | VideoPlatform
+  | PlatformHealth
   | WorkQueue
   | RateLimiter
   | Secrets
@@ -131,7 +133,7 @@ export type Infrastructure =
 export const infrastructureFor = (settings: InfrastructureSettings, serverUrl = "http://127.0.0.1:3000") =>
   Layer.mergeAll(
     persistenceFor(settings.database),
-    sharedFetches().pipe(Layer.provide(platformFor(settings))),
+    observedPlatform(platformFor(settings)),
     queuesFor(settings.redis),
     NodeServicesLive,
     Layer.succeed(WebhookAllowList, settings.work.allowedHosts),

@@ -15,11 +15,11 @@ import {
   defaultUploadPace,
   type JobRecord,
   jobDefaults,
+  observedPlatform,
   ResolveFailed,
   Secrets,
   ServiceUrl,
   type SpeechToText,
-  sharedFetches,
   type TestWorkPayload,
   type ThemesEngine,
   type ThemesSettings,
@@ -140,7 +140,7 @@ export const testInfrastructure = (options: TestInfrastructureOptions = {}) => {
       : { url: Option.none(), prefix: "unused:" }
   return Layer.mergeAll(
     persistenceLayer(TestDatabaseLive),
-    sharedFetches().pipe(Layer.provide(options.platform ?? demoPlatform(shippedCataloguePath))),
+    observedPlatform(options.platform ?? demoPlatform(shippedCataloguePath)),
     queuesFor(redis),
     NodeSecrets.layer,
     NodeWebhookSender.layer,

@@ -1,6 +1,6 @@
 /**
- * The audio track of a video, for speech recognition: the best audio-only format the `/player`
- * answer lists with a direct URL, downloaded in ranged chunks (googlevideo throttles one long
+ * The audio track of a video, for speech recognition: the best audio-only format of the original
+ * audio track (never a dub when the original is listed) that the `/player` answer lists with a direct URL, downloaded in ranged chunks (googlevideo throttles one long
  * read), or, when the operator installs one, a `yt-dlp` binary writing the audio to its stdout.
  * Nothing here checks the duration: the platform does, before calling any of it.
  */
@@ -22,6 +22,7 @@ export interface AudioFormat {
   readonly mimeType: string
   readonly contentLength: number | null
   readonly durationMs: number | null
+  readonly track: AudioTrack
 }
 
 /** Bytes asked for in one ranged request. */
@@ -32,22 +33,160 @@ const number = (value: string | undefined): number | null => {
   return value !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : null
 }
 
+/** What YouTube says of the audio track a format belongs to. */
+export interface AudioTrack {
+  /** The track's id (`en.4`), null on a video with one audio track. */
+  readonly id: string | null
+  /** The spoken language (`lang` of the xtags, else the id's prefix), when told. */
+  readonly language: string | null
+  readonly name: string | null
+  /** `audioTrack.audioIsDefault`: the track a viewer hears unless they choose another. */
+  readonly isDefault: boolean | null
+  /** `acont` of the xtags (`original`, `dubbed`, `dubbed-auto`, `descriptive`, `secondary`), or the name's word. */
+  readonly content: string | null
+}
+
+const varint = (bytes: Uint8Array, at: number): readonly [number, number] | null => {
+  let value = 0
+  for (let shift = 0, i = at; i < bytes.length && shift < 35; i++, shift += 7) {
+    const byte = bytes[i] as number
+    value += (byte & 0x7f) * 2 ** shift
+    if ((byte & 0x80) === 0) return [value, i + 1]
+  }
+  return null
+}
+
+/** The length-delimited fields of a protobuf message, by field number; null if it is not one. */
+const fields = (bytes: Uint8Array): ReadonlyArray<readonly [number, Uint8Array]> | null => {
+  const out: Array<readonly [number, Uint8Array]> = []
+  let at = 0
+  while (at < bytes.length) {
+    const tag = varint(bytes, at)
+    if (tag === null) return null
+    const [key, next] = tag
+    const wire = key % 8
+    if (wire === 0) {
+      const skipped = varint(bytes, next)
+      if (skipped === null) return null
+      at = skipped[1]
+    } else if (wire === 2) {
+      const length = varint(bytes, next)
+      if (length === null || length[1] + length[0] > bytes.length) return null
+      out.push([Math.floor(key / 8), bytes.subarray(length[1], length[1] + length[0])])
+      at = length[1] + length[0]
+    } else if (wire === 1 || wire === 5) {
+      at = next + (wire === 1 ? 8 : 4)
+    } else return null
+  }
+  return at === bytes.length ? out : null
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: false })
+
 /**
- * The audio format to download: audio only, with a direct URL; AAC in MP4 before WebM/Opus (every
- * recogniser reads it), then the highest bitrate. `ciphered` tells that audio formats exist but
- * all need a signature decipher (the web player's JavaScript), which the adapter does not run.
+ * The xtags of a format as pairs: plain `acont=dubbed:lang=pa` (as the format URL's `xtags`
+ * parameter carries them), or the `/player` field's base64 protobuf (repeated `{1: key, 2: value}`).
+ * Anything else reads as no tags.
+ */
+export const parseXtags = (value: unknown): ReadonlyMap<string, string> => {
+  const tags = new Map<string, string>()
+  if (typeof value !== "string" || value.trim() === "") return tags
+  if (/^[\w-]+=[^:]*(:[\w-]+=[^:]*)*$/.test(value)) {
+    for (const pair of value.split(":")) {
+      const [key = "", tag = ""] = pair.split("=")
+      tags.set(key, tag)
+    }
+    return tags
+  }
+  const bytes = new Uint8Array(Buffer.from(value, "base64"))
+  for (const [field, body] of fields(bytes) ?? []) {
+    if (field !== 1) continue
+    const pair = fields(body) ?? []
+    const key = pair.find(([n]) => n === 1)?.[1]
+    const tag = pair.find(([n]) => n === 2)?.[1]
+    if (key !== undefined) tags.set(utf8.decode(key), tag === undefined ? "" : utf8.decode(tag))
+  }
+  return tags
+}
+
+const record = (value: unknown): Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {}
+
+const stringOf = (value: unknown): string | null =>
+  typeof value === "string" && value.trim() !== "" ? value.trim() : null
+
+/** The audio track of a format, from `audioTrack`, the `xtags` field and the URL's `xtags`. */
+export const audioTrackOf = (format: FormatJson): AudioTrack => {
+  const track = record(format.audioTrack)
+  let urlTags: unknown
+  try {
+    urlTags = format.url === undefined ? undefined : new URL(format.url).searchParams.get("xtags")
+  } catch {
+    urlTags = undefined
+  }
+  const tags = new Map([...parseXtags(urlTags), ...parseXtags(format.xtags)])
+  const id = stringOf(track.id)
+  const name = stringOf(track.displayName)
+  const named =
+    name === null ? null : (/\b(original|dubbed|descriptive)\b/i.exec(name)?.[1]?.toLowerCase() ?? null)
+  return {
+    id,
+    language: stringOf(tags.get("lang")) ?? (id === null ? null : (stringOf(id.split(".")[0]) ?? null)),
+    name,
+    isDefault: typeof track.audioIsDefault === "boolean" ? track.audioIsDefault : null,
+    content: stringOf(tags.get("acont"))?.toLowerCase() ?? named
+  }
+}
+
+const isDub = (track: AudioTrack): boolean => track.content?.startsWith("dubbed") === true
+
+const sameLanguage = (a: string | null, b: string | null) =>
+  a !== null && b !== null && a.toLowerCase().split("-")[0] === b.toLowerCase().split("-")[0]
+
+/**
+ * How much a track is the one spoken in the video, best first: 0 the original (`acont=original`,
+ * or the default track when nothing marks it dubbed or descriptive); 1 a format of no named track
+ * (a video with one audio track); 2 a track in the video's original language that is not a dub; 3
+ * any other track that is not a dub; 4 the default dub (what a viewer hears when only dubs are
+ * listed); 5 any other dub.
+ */
+export const trackRank = (track: AudioTrack, originalLanguage: string | null): number => {
+  if (isDub(track)) return track.isDefault === true ? 4 : 5
+  if (track.content === "original") return 0
+  if (track.isDefault === true && track.content !== "descriptive") return 0
+  if (track.id === null && track.content === null && track.isDefault === null) return 1
+  if (track.content !== "descriptive" && sameLanguage(track.language, originalLanguage)) return 2
+  return 3
+}
+
+/**
+ * The audio format to download: audio only, with a direct URL; from the track spoken in the video
+ * (`trackRank`: the default original first, then the original language, then any, dubs last);
+ * within it the format speech recognition decodes best: AAC in MP4 before WebM/Opus (every
+ * recogniser reads it), the full dynamic range before a DRC copy, then the highest bitrate.
+ * `ciphered` tells that audio formats exist but all need a signature decipher (the web player's
+ * JavaScript), which the adapter does not run.
  */
 export const chooseAudio = (
-  formats: ReadonlyArray<FormatJson>
+  formats: ReadonlyArray<FormatJson>,
+  originalLanguage: string | null = null
 ): { readonly format: Option.Option<AudioFormat>; readonly ciphered: boolean } => {
   const audio = formats.filter((f) => (f.mimeType ?? "").startsWith("audio/"))
+  const mp4 = (x: FormatJson) => ((x.mimeType ?? "").startsWith("audio/mp4") ? 0 : 1)
+  const drc = (x: FormatJson) => (x.isDrc === true ? 1 : 0)
   const direct = audio
     .filter((f): f is FormatJson & { readonly url: string } => typeof f.url === "string" && f.url.length > 0)
-    .map((f, i) => ({ f, i }))
-    .sort((a, b) => {
-      const mp4 = (x: FormatJson) => ((x.mimeType ?? "").startsWith("audio/mp4") ? 0 : 1)
-      return mp4(a.f) - mp4(b.f) || (b.f.bitrate ?? 0) - (a.f.bitrate ?? 0) || a.i - b.i
-    })
+    .map((f, i) => ({ f, i, rank: trackRank(audioTrackOf(f), originalLanguage) }))
+    .sort(
+      (a, b) =>
+        a.rank - b.rank ||
+        mp4(a.f) - mp4(b.f) ||
+        drc(a.f) - drc(b.f) ||
+        (b.f.bitrate ?? 0) - (a.f.bitrate ?? 0) ||
+        a.i - b.i
+    )
   const best = direct[0]?.f
   return {
     format:
@@ -57,11 +196,16 @@ export const chooseAudio = (
             url: best.url,
             mimeType: best.mimeType ?? "audio/mp4",
             contentLength: number(best.contentLength),
-            durationMs: number(best.approxDurationMs)
+            durationMs: number(best.approxDurationMs),
+            track: audioTrackOf(best)
           }),
     ciphered: best === undefined && audio.some((f) => f.signatureCipher !== undefined)
   }
 }
+
+/** Whether the chosen track is a dub: what a listener hears is not what was spoken. */
+export const isDubbed = (track: AudioTrack, originalLanguage: string | null): boolean =>
+  trackRank(track, originalLanguage) >= 4
 
 const refused = (videoId: string, status: number): PlatformError =>
   status === 403 || status === 429
@@ -84,11 +228,19 @@ const readBytes = (videoId: string, response: Response) =>
 export const directAudio = (
   transport: Transport,
   videoId: string,
-  format: AudioFormat,
+  format: Pick<AudioFormat, "url" | "contentLength">,
   timeout: Duration.Duration
 ): Stream.Stream<Uint8Array, PlatformError> => {
   const fetchRange = (from: number, to: number | null) => {
-    const url = new URL(format.url)
+    const url = URL.canParse(format.url) ? new URL(format.url) : null
+    if (url === null) {
+      return Effect.fail(
+        new PlatformFailure({
+          reason: `the audio URL of ${videoId} is not a URL`,
+          path: "streamingData.*.url"
+        })
+      )
+    }
     if (to !== null) url.searchParams.set("range", `${from}-${to}`)
     return transport.open({ method: "GET", url: url.toString() }).pipe(
       Effect.flatMap((response) =>

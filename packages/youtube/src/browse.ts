@@ -4,9 +4,12 @@
  * continuation token for the next page, and `navigation/resolve_url` for @handles and legacy
  * `/c/` and `/user/` names. The channel's Atom feed dates its newest uploads.
  *
- * YouTube moves its renderers around often, so the readers walk the whole answer for the nodes
- * they know (`playlistVideoRenderer`, `videoRenderer`, `lockupViewModel`,
- * `continuationItemRenderer`...) instead of following one fixed path.
+ * YouTube nests several nodes of one kind in one answer (continuation tokens in the grid and in
+ * the header's engagement panels, metadata rows under every video and in the header), in an order
+ * nobody promised; so each value is read from the place it belongs (the shown tab's list and its
+ * own continuation item, the header's metadata rows), never as "the first (or last) X anywhere".
+ * Inside those places the readers accept the renderers YouTube uses or used (`playlistVideoRenderer`,
+ * `videoRenderer`, `lockupViewModel`...), and ignore every item they do not know.
  */
 import type { ChannelDetails, VideoEntry } from "@verbatim/core"
 import { Ids } from "@verbatim/domain"
@@ -51,6 +54,8 @@ const get = (value: Json, ...path: ReadonlyArray<string | number>): Json => {
 }
 
 const str = (value: Json): string | null => (typeof value === "string" ? value : null)
+
+const array = (value: Json): ReadonlyArray<Json> => (Array.isArray(value) ? value : [])
 
 /** The text of a `{simpleText}`, `{runs: [{text}]}` or `{content}` node. */
 const text = (value: Json): string | null => {
@@ -116,13 +121,20 @@ export const countOf = (value: string | null): number | null => {
   return Number.isFinite(n) ? Math.round(n * scale) : null
 }
 
+/** The clock badge of a lockup's thumbnail (`12:01`), from its overlays' badges. */
 const lockupDuration = (lockup: JsonObject): number | null => {
-  let seconds: number | null = null
-  walk(lockup, (key, value) => {
-    if (seconds === null && key === "thumbnailBadgeViewModel") seconds = clockSeconds(str(value.text))
-    return seconds === null
-  })
-  return seconds
+  const overlays = array(get(lockup, "contentImage", "thumbnailViewModel", "overlays"))
+  for (const overlay of overlays) {
+    const badges = [
+      ...array(get(overlay, "thumbnailOverlayBadgeViewModel", "thumbnailBadges")),
+      ...array(get(overlay, "thumbnailBottomOverlayViewModel", "badges"))
+    ]
+    for (const badge of badges) {
+      const seconds = clockSeconds(str(get(badge, "thumbnailBadgeViewModel", "text")))
+      if (seconds !== null) return seconds
+    }
+  }
+  return null
 }
 
 const videoEntry = (key: string, node: JsonObject): VideoEntry | null => {
@@ -157,34 +169,170 @@ const videoEntry = (key: string, node: JsonObject): VideoEntry | null => {
   }
 }
 
-const videoKeys = new Set([
+const videoKeys = [
   "playlistVideoRenderer",
   "videoRenderer",
   "gridVideoRenderer",
   "compactVideoRenderer",
   "lockupViewModel"
-])
+] as const
 
-/** The videos of a browse answer (first page or continuation) and the token of the next page. */
-export const listPage = (
-  answer: Json
-): { videos: ReadonlyArray<VideoEntry>; continuation: string | null } => {
+/**
+ * The video renderer of an item of a list (`{videoRenderer}`, or wrapped as the Videos tab wraps
+ * it, `{richItemRenderer: {content: {videoRenderer}}}`), whatever it holds; null for any other item.
+ */
+const videoItem = (item: Json): { readonly key: string; readonly node: JsonObject } | null => {
+  if (!isObject(item)) return null
+  for (const key of videoKeys) {
+    const node = item[key]
+    if (isObject(node)) return { key, node }
+  }
+  const wrapped = get(item, "richItemRenderer", "content")
+  return isObject(wrapped) ? videoItem(wrapped) : null
+}
+
+/** The token of a list's `continuationItemRenderer` item (the "load more" at its end), if it is one. */
+const continuationOf = (item: Json): string | null => {
+  const renderer = get(item, "continuationItemRenderer")
+  if (!isObject(renderer)) return null
+  return (
+    str(get(renderer, "continuationEndpoint", "continuationCommand", "token")) ??
+    str(get(renderer, "button", "buttonRenderer", "command", "continuationCommand", "token")) ??
+    str(find(renderer, "continuationCommand")?.token)
+  )
+}
+
+/** Where in a browse answer the adapter looked, for the failure that says it found nothing there. */
+export const listPaths = {
+  first: "contents.twoColumnBrowseResultsRenderer.tabs[].tabRenderer.content",
+  next: "onResponseReceivedActions[].appendContinuationItemsAction.continuationItems"
+} as const
+
+/** The content of the tab a first page shows: the selected tab, else the first tab with content. */
+const tabContent = (answer: Json): Json => {
+  const tabs = array(
+    get(answer, "contents", "twoColumnBrowseResultsRenderer", "tabs") ??
+      get(answer, "contents", "singleColumnBrowseResultsRenderer", "tabs")
+  ).map((tab) => get(tab, "tabRenderer") ?? get(tab, "expandableTabRenderer"))
+  const shown = tabs.find((tab) => get(tab, "selected") === true && isObject(get(tab, "content")))
+  return get(shown ?? tabs.find((tab) => isObject(get(tab, "content"))), "content")
+}
+
+/**
+ * The item lists of a tab's content, in the places YouTube puts them: the Videos tab's grid
+ * (`richGridRenderer.contents`), a playlist's `playlistVideoListRenderer.contents` or an older
+ * `gridRenderer.items` inside the sections of a `sectionListRenderer`, the sections' own items, and
+ * the section list itself (whose last item may be the continuation of the sections).
+ */
+const contentLists = (content: Json): ReadonlyArray<ReadonlyArray<Json>> => {
+  const lists: Array<ReadonlyArray<Json>> = []
+  const add = (value: Json) => {
+    if (Array.isArray(value)) lists.push(value)
+  }
+  add(get(content, "richGridRenderer", "contents"))
+  add(get(content, "playlistVideoListRenderer", "contents"))
+  const sections = get(content, "sectionListRenderer", "contents")
+  for (const section of array(sections)) {
+    const items = get(section, "itemSectionRenderer", "contents")
+    for (const item of array(items)) {
+      add(get(item, "playlistVideoListRenderer", "contents"))
+      add(get(item, "gridRenderer", "items"))
+      add(get(item, "richGridRenderer", "contents"))
+    }
+    add(items)
+  }
+  add(sections)
+  return lists
+}
+
+/** The item lists of a continuation answer: what each action appends or reloads. */
+const continuationLists = (answer: Json): ReadonlyArray<ReadonlyArray<Json>> => {
+  const lists: Array<ReadonlyArray<Json>> = []
+  const actions = [
+    ...array(get(answer, "onResponseReceivedActions")),
+    ...array(get(answer, "onResponseReceivedEndpoints"))
+  ]
+  for (const action of actions) {
+    for (const value of [
+      get(action, "appendContinuationItemsAction", "continuationItems"),
+      get(action, "reloadContinuationItemsCommand", "continuationItems")
+    ]) {
+      if (Array.isArray(value)) lists.push(value)
+    }
+  }
+  const older = get(answer, "continuationContents")
+  for (const value of [
+    get(older, "playlistVideoListContinuation", "contents"),
+    get(older, "richGridContinuation", "contents"),
+    get(older, "gridContinuation", "items")
+  ]) {
+    if (Array.isArray(value)) lists.push(value)
+  }
+  return lists
+}
+
+/**
+ * Every array under `root` holding a video item, in document order: the reading of last resort,
+ * for a container YouTube renamed (the items themselves keep their names longer).
+ */
+const anyLists = (root: Json): ReadonlyArray<ReadonlyArray<Json>> => {
+  const lists: Array<ReadonlyArray<Json>> = []
+  const visit = (node: Json): void => {
+    if (Array.isArray(node)) {
+      if (node.some((item) => videoItem(item) !== null)) lists.push(node)
+      else for (const item of node) visit(item)
+    } else if (isObject(node)) {
+      for (const key of Object.keys(node)) visit(node[key])
+    }
+  }
+  visit(root)
+  return lists
+}
+
+export interface ListPage {
+  readonly videos: ReadonlyArray<VideoEntry>
+  readonly continuation: string | null
+}
+
+/**
+ * The videos of the lists that hold videos and the token of their own continuation item: never a
+ * token found elsewhere (the header's engagement panels carry tokens of their own, after the grid).
+ * Without a list holding videos, the token of the first list that ends in one.
+ */
+const readLists = (lists: ReadonlyArray<ReadonlyArray<Json>>): ListPage => {
+  const holding = lists.filter((list) => list.some((item) => videoItem(item) !== null))
   const videos: Array<VideoEntry> = []
   let continuation: string | null = null
-  walk(answer, (key, value) => {
-    if (videoKeys.has(key)) {
-      const entry = videoEntry(key, value)
+  for (const list of holding) {
+    for (const item of list) {
+      const video = videoItem(item)
+      const entry = video === null ? null : videoEntry(video.key, video.node)
       if (entry !== null) videos.push(entry)
-      return false
+      continuation = continuationOf(item) ?? continuation
     }
-    if (key === "continuationItemRenderer") {
-      const token = str(find(value, "continuationCommand")?.token)
-      if (token !== null) continuation = token
-      return false
+  }
+  if (continuation === null && holding.length === 0) {
+    for (const list of lists) {
+      continuation = list.map(continuationOf).find((token) => token !== null) ?? null
+      if (continuation !== null) break
     }
-    return true
-  })
+  }
   return { videos, continuation }
+}
+
+/**
+ * The videos of a browse answer (a first page or a continuation) and the token of the next page,
+ * read from the places they belong: the shown tab's list on a first page, the appended items on a
+ * continuation. `null` when the answer is neither (the adapter cannot read it).
+ */
+export const listPage = (answer: Json): ListPage | null => {
+  const appended = continuationLists(answer)
+  if (appended.length > 0) return readLists(appended)
+  const content = tabContent(answer)
+  if (content === undefined) return null
+  const lists = contentLists(content)
+  const page = readLists(lists)
+  return page.videos.length > 0 || page.continuation !== null ? page : readLists(anyLists(content))
 }
 
 /** An error alert of a browse answer ("The playlist does not exist."), if it has one. */
@@ -206,43 +354,68 @@ export interface PlaylistHead {
   readonly videoCount: number | null
 }
 
-/** The title, owner and size of a playlist, from the first page of its browse answer. */
+/**
+ * The title, owner and size of a playlist, from the first page of its browse answer: its header
+ * (`playlistHeaderRenderer`, or the page header view model of newer pages), its metadata, and the
+ * sidebar's primary and owner boxes.
+ */
 export const playlistHead = (answer: Json): PlaylistHead => {
-  const header = find(answer, "playlistHeaderRenderer")
-  const metadata = find(answer, "playlistMetadataRenderer")
-  const primary = find(answer, "playlistSidebarPrimaryInfoRenderer")
-  const owner = find(answer, "videoOwnerRenderer")
+  const header = get(answer, "header", "playlistHeaderRenderer")
+  const page = get(answer, "header", "pageHeaderRenderer")
+  const rows = get(page, "content", "pageHeaderViewModel", "metadata", "contentMetadataViewModel")
+  const metadata = get(answer, "metadata", "playlistMetadataRenderer")
+  const sidebar = array(get(answer, "sidebar", "playlistSidebarRenderer", "items"))
+  const primary = sidebar.map((item) => get(item, "playlistSidebarPrimaryInfoRenderer")).find(isObject)
+  const owner = sidebar
+    .map((item) => get(item, "playlistSidebarSecondaryInfoRenderer", "videoOwner", "videoOwnerRenderer"))
+    .find(isObject)
   const ownerRun = get(header, "ownerText", "runs", 0) ?? get(owner, "title", "runs", 0)
-  const ownerId = str(get(ownerRun, "navigationEndpoint", "browseEndpoint", "browseId"))
-  const stats = get(primary, "stats", 0)
+  const ownerId =
+    str(get(ownerRun, "navigationEndpoint", "browseEndpoint", "browseId")) ??
+    str(get(find(rows, "browseEndpoint"), "browseId"))
+  const parts = metadataParts(rows)
   return {
-    title:
-      str(get(metadata, "title")) ??
-      text(get(header, "title")) ??
-      str(get(find(answer, "pageHeaderRenderer"), "pageTitle")) ??
-      null,
+    title: str(get(metadata, "title")) ?? text(get(header, "title")) ?? str(get(page, "pageTitle")) ?? null,
     channelId: ownerId !== null && isChannelId(ownerId) ? ownerId : null,
     channelTitle: text(get(ownerRun, "text")) ?? null,
-    videoCount: countOf(text(get(header, "numVideosText")) ?? text(stats))
+    videoCount: countOf(
+      text(get(header, "numVideosText")) ??
+        text(get(primary, "stats", 0)) ??
+        parts.find((p) => /\bvideos?\b/i.test(p)) ??
+        null
+    )
   }
 }
 
-/** The parts of a channel's page: title, id, handle and counts. */
+/** The text of every part of a `contentMetadataViewModel`'s rows, in order. */
+const metadataParts = (model: Json): ReadonlyArray<string> =>
+  array(get(model, "metadataRows")).flatMap((row) =>
+    array(get(row, "metadataParts")).flatMap((part) => {
+      const value = text(get(part, "text"))
+      return value === null ? [] : [value]
+    })
+  )
+
+/**
+ * The parts of a channel's page: title, handle and counts, each from the place it belongs: the
+ * title from `metadata.channelMetadataRenderer`, the handle and counts from the header (the page
+ * header view model's metadata rows, or the older `c4TabbedHeaderRenderer`), never from the
+ * videos of `contents`, whose rows ("28 views • 13 days ago") come first in the document.
+ */
 export const channelHead = (answer: Json, requested: Ids.ChannelId): Omit<ChannelDetails, "id"> | null => {
-  const metadata = find(answer, "channelMetadataRenderer")
-  const c4 = find(answer, "c4TabbedHeaderRenderer")
-  const title = str(get(metadata, "title")) ?? text(get(c4, "title")) ?? null
+  const metadata = get(answer, "metadata", "channelMetadataRenderer")
+  const header = get(answer, "header")
+  const c4 = get(header, "c4TabbedHeaderRenderer")
+  const page = get(header, "pageHeaderRenderer")
+  const model = get(page, "content", "pageHeaderViewModel")
+  const title =
+    str(get(metadata, "title")) ??
+    text(get(c4, "title")) ??
+    str(get(page, "pageTitle")) ??
+    text(get(model, "title", "dynamicTextViewModel", "text")) ??
+    null
   if (title === null || title.trim() === "") return null
-  const parts: Array<string> = []
-  const rows = find(answer, "contentMetadataViewModel")
-  walk(rows, (key, value) => {
-    if (key === "text") {
-      const part = text(value)
-      if (part !== null) parts.push(part)
-      return false
-    }
-    return true
-  })
+  const parts = metadataParts(get(model, "metadata", "contentMetadataViewModel"))
   const vanity = str(get(metadata, "vanityChannelUrl")) ?? ""
   const handleText =
     text(get(c4, "channelHandleText")) ??
@@ -260,6 +433,15 @@ export const channelHead = (answer: Json, requested: Ids.ChannelId): Omit<Channe
     subscriberCount: countOf(subscribers),
     videoCount: countOf(videos)
   }
+}
+
+/**
+ * The age gate of a channel's page (`channelAgeGateRenderer` in its contents: YouTube shows the
+ * channel only to signed-in adults), with the channel's title when it gives one.
+ */
+export const channelAgeGate = (answer: Json): { readonly title: string | null } | null => {
+  const gate = find(get(answer, "contents"), "channelAgeGateRenderer")
+  return gate === null ? null : { title: text(gate.channelTitle) }
 }
 
 /** The channel id a `resolve_url` answer points at, if it points at a channel. */

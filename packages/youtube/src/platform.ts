@@ -22,6 +22,7 @@ import {
   AudioUnavailable,
   CaptionTrackNotFound,
   type ChannelDetails,
+  ChannelRestricted,
   CollectionNotFound,
   DurationLimitExceeded,
   PlatformBlocked,
@@ -32,7 +33,7 @@ import {
   type UploadsPage,
   VideoPlatform
 } from "@verbatim/core"
-import { type Captions, type Ids, Reference, type Transcript } from "@verbatim/domain"
+import { type Captions, type Ids, Language, Reference, type Transcript } from "@verbatim/domain"
 import {
   Cache,
   Cause,
@@ -45,17 +46,21 @@ import {
   Layer,
   Option,
   Ref,
+  Schema,
   SynchronizedRef
 } from "effect"
-import { chooseAudio, directAudio, ytDlpAudio } from "./audio.js"
+import { type AudioFormat, chooseAudio, directAudio, isDubbed, ytDlpAudio } from "./audio.js"
 import {
   browseBody,
   browseUrl,
+  channelAgeGate,
   channelHead,
   errorAlert,
   feedDates,
   feedUrl,
+  type ListPage,
   listPage,
+  listPaths,
   type PlaylistHead,
   playlistHead,
   resolveBody,
@@ -80,6 +85,8 @@ import {
 } from "./player.js"
 import { makeTransport, type Reply } from "./transport.js"
 
+const isLanguage = Schema.is(Language.LanguageCode)
+
 /** How long the API key read from a watch page is used before a watch page is read again. */
 export const sessionTtl = Duration.hours(1)
 
@@ -91,22 +98,65 @@ const facts = new Set<PlatformError["_tag"]>([
   "VideoRestricted",
   "CaptionTrackNotFound",
   "TranslationUnavailable",
-  "CollectionNotFound"
+  "CollectionNotFound",
+  "ChannelRestricted"
 ])
 
-const parseJson = (reply: Reply, what: string): Either.Either<unknown, PlatformFailure> =>
-  Either.try({
-    try: (): unknown => JSON.parse(reply.body),
-    catch: () =>
-      new PlatformFailure({
-        reason: `${what} answered HTTP ${reply.status} with something that is not JSON (${JSON.stringify(reply.body.slice(0, 60))})`
-      })
-  })
+/**
+ * An answer the adapter cannot read (503 `platform_unreadable`): logged here, once, with the path
+ * that failed, and never cached (YouTube may answer the next request in a shape the adapter reads).
+ */
+export const unreadable = (failure: PlatformFailure): Effect.Effect<never, PlatformFailure> =>
+  Effect.logWarning("youtube: an answer the adapter cannot read").pipe(
+    Effect.annotateLogs({ reason: failure.reason, path: failure.path ?? "(the body)" }),
+    Effect.zipRight(Effect.fail(failure))
+  )
+
+const readOrFail = <A>(read: Either.Either<A, PlatformFailure>): Effect.Effect<A, PlatformFailure> =>
+  Either.match(read, { onLeft: unreadable, onRight: Effect.succeed })
+
+const parseJson = (reply: Reply, what: string): Effect.Effect<unknown, PlatformFailure> =>
+  readOrFail(
+    Either.try({
+      try: (): unknown => JSON.parse(reply.body),
+      catch: () =>
+        new PlatformFailure({
+          reason: `${what} answered HTTP ${reply.status} with something that is not JSON (${JSON.stringify(reply.body.slice(0, 60))})`,
+          path: "(the body)"
+        })
+    })
+  )
+
+/** Whether a browse answer shows a page at all (else it is not a browse answer the adapter knows). */
+const showsAPage = (answer: unknown): boolean =>
+  typeof answer === "object" &&
+  answer !== null &&
+  ["contents", "header", "metadata", "alerts", "onResponseReceivedActions"].some((key) => key in answer)
 
 const refusedWith = (reply: Reply, what: string): PlatformError =>
   reply.status === 401 || reply.status === 403
     ? new PlatformBlocked({ kind: "other", reason: `${what} answered HTTP ${reply.status}` })
     : new PlatformFailure({ reason: `${what} answered HTTP ${reply.status}` })
+
+/**
+ * Logs the audio format chosen for speech recognition: its track, the track's language and kind,
+ * and the video's original language; a warning when only dubs are listed.
+ */
+const logAudioChoice = (videoId: string, format: AudioFormat, original: string | null, dubbed: boolean) =>
+  (dubbed ? Effect.logWarning : Effect.logInfo)(
+    dubbed
+      ? "youtube: audio chosen: only dubbed tracks are listed, recognition hears a dub"
+      : "youtube: audio chosen"
+  ).pipe(
+    Effect.annotateLogs({
+      video_id: videoId,
+      track: format.track.id ?? "(the only track)",
+      track_language: format.track.language ?? "(not told)",
+      track_content: format.track.content ?? (format.track.isDefault === true ? "default" : "(not told)"),
+      original_language: original ?? "(not told)",
+      mime_type: format.mimeType
+    })
+  )
 
 /** The YouTube platform over the settings, using the `fetch` that `YouTubeFetch` provides. */
 export const make = (settings: YouTubeSettings) =>
@@ -212,7 +262,7 @@ export const make = (settings: YouTubeSettings) =>
             reason: "/player answered with the consent page"
           })
         }
-        const player = yield* parsePlayer(reply.body)
+        const player = yield* readOrFail(parsePlayer(reply.body))
         yield* playability(player, videoId)
         return videoRecord(player, videoId)
       })
@@ -250,8 +300,17 @@ export const make = (settings: YouTubeSettings) =>
             reason: `the caption URLs of ${id} want a proof-of-origin token (exp=xpe); their texts answer empty without one`
           })
         }
+        const url = captionUrl(source.baseUrl, target)
+        if (url === null) {
+          return yield* unreadable(
+            new PlatformFailure({
+              reason: `the ${kind} ${language} caption track of ${id} has a baseUrl that is not a URL`,
+              path: "captions.playerCaptionsTracklistRenderer.captionTracks[].baseUrl"
+            })
+          )
+        }
         const reply = yield* transport.rotating(
-          transport.send({ method: "GET", url: captionUrl(source.baseUrl, target), headers: yield* cookies })
+          transport.send({ method: "GET", url, headers: yield* cookies })
         )
         if (reply.status === 404) return yield* new CaptionTrackNotFound({ videoId: id, language, kind })
         if (reply.status >= 400) return yield* refusedWith(reply, "the caption URL")
@@ -298,24 +357,60 @@ export const make = (settings: YouTubeSettings) =>
           )
         )
 
-    /** The first page of a playlist (its head and videos), or CollectionNotFound. */
-    const firstListPage = (browseId: string, notFound: (reason: string) => CollectionNotFound) =>
+    const ageGated = (channelId: Ids.ChannelId) =>
+      new ChannelRestricted({
+        channelId,
+        restriction: "age_restricted",
+        reason: "YouTube shows this channel only to signed-in adults (an age gate)"
+      })
+
+    /**
+     * The first page of a playlist (its head and videos), or CollectionNotFound; the uploads of an
+     * age-gated channel (`channel`) fail with ChannelRestricted.
+     */
+    const firstListPage = (
+      browseId: string,
+      notFound: (reason: string) => CollectionNotFound,
+      channel?: Ids.ChannelId
+    ) =>
       Effect.gen(function* () {
         const answer = yield* browse({ browseId }, notFound("YouTube does not know it"))
-        const page = listPage(answer)
+        if (channel !== undefined && channelAgeGate(answer) !== null) return yield* ageGated(channel)
         const head = playlistHead(answer)
         const alert = errorAlert(answer)
-        if (page.videos.length === 0 && (alert !== null || head.title === null)) {
+        const page = listPage(answer)
+        if (page === null && alert === null && head.title === null) {
+          return yield* unreadable(
+            new PlatformFailure({
+              reason: `the browse answer of ${browseId} has no list, no title and no error alert`,
+              path: listPaths.first
+            })
+          )
+        }
+        const videos = page?.videos ?? []
+        if (videos.length === 0 && (alert !== null || head.title === null)) {
           return yield* notFound(alert ?? "YouTube shows no list")
         }
-        return { head, ...page }
+        return { head, videos, continuation: page?.continuation ?? null }
       })
 
     const nextListPage = (continuation: string) =>
       browse(
         { continuation },
         new PlatformFailure({ reason: "YouTube refused a continuation token of its own" })
-      ).pipe(Effect.map(listPage))
+      ).pipe(
+        Effect.flatMap((answer) => {
+          const page = listPage(answer)
+          return page !== null
+            ? Effect.succeed(page)
+            : unreadable(
+                new PlatformFailure({
+                  reason: "a continuation answer appends no items",
+                  path: listPaths.next
+                })
+              )
+        })
+      )
 
     const playlistNotFound = (id: string) => (reason: string) =>
       new CollectionNotFound({ kind: "playlist", id, reason })
@@ -326,11 +421,7 @@ export const make = (settings: YouTubeSettings) =>
       )
     )
 
-    const pageOf = (
-      id: Ids.PlaylistId,
-      head: PlaylistHead,
-      page: ReturnType<typeof listPage>
-    ): PlaylistPage => ({
+    const pageOf = (id: Ids.PlaylistId, head: PlaylistHead, page: ListPage): PlaylistPage => ({
       id,
       ...head,
       videos: page.videos,
@@ -372,8 +463,17 @@ export const make = (settings: YouTubeSettings) =>
       Effect.gen(function* () {
         const notFound = (reason: string) => new CollectionNotFound({ kind: "channel", id, reason })
         const answer = yield* browse({ browseId: id }, notFound("YouTube does not know it"))
+        if (channelAgeGate(answer) !== null) return yield* ageGated(id)
         const alert = errorAlert(answer)
         const head = channelHead(answer, id)
+        if (head === null && alert === null && !showsAPage(answer)) {
+          return yield* unreadable(
+            new PlatformFailure({
+              reason: `the browse answer of channel ${id} shows no page`,
+              path: "metadata.channelMetadataRenderer"
+            })
+          )
+        }
         if (head === null) return yield* notFound(alert ?? "YouTube shows no channel page")
         return { id, ...head } satisfies ChannelDetails
       }).pipe(
@@ -385,7 +485,8 @@ export const make = (settings: YouTubeSettings) =>
       Effect.gen(function* () {
         const page = yield* firstListPage(
           `VLUU${id.slice(2)}`,
-          (reason) => new CollectionNotFound({ kind: "channel", id, reason })
+          (reason) => new CollectionNotFound({ kind: "channel", id, reason }),
+          id
         )
         // The Atom feed dates the newest uploads; without it they stay undated.
         const dates = yield* transport.send({ method: "GET", url: feedUrl(id) }).pipe(
@@ -447,7 +548,22 @@ export const make = (settings: YouTubeSettings) =>
       audio: (id, { maxDurationSeconds }) =>
         Effect.gen(function* () {
           const record = yield* videos.get(id)
-          const chosen = chooseAudio(record.formats)
+          const original = record.details.originalLanguage
+          const chosen = chooseAudio(record.formats, original)
+          const heard = Option.map(chosen.format, (f) => ({
+            language: isLanguage(f.track.language) ? f.track.language : null,
+            dubbed: isDubbed(f.track, original)
+          }))
+          yield* Option.match(chosen.format, {
+            onNone: () => Effect.void,
+            onSome: (f) =>
+              logAudioChoice(
+                id,
+                f,
+                original,
+                Option.exists(heard, (h) => h.dubbed)
+              )
+          })
           const seconds =
             record.details.durationSeconds ??
             Option.match(chosen.format, {
@@ -491,6 +607,7 @@ export const make = (settings: YouTubeSettings) =>
             durationSeconds: seconds,
             mimeType: format.mimeType,
             contentLength: format.contentLength,
+            ...Option.match(heard, { onNone: () => ({}), onSome: (h) => ({ heard: h }) }),
             bytes: directAudio(transport, id, format, settings.audioTimeout)
           }
         })

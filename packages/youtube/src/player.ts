@@ -18,7 +18,8 @@ import {
   VideoUnavailable
 } from "@verbatim/core"
 import { Captions, Ids, Language } from "@verbatim/domain"
-import { DateTime, Either, Option, Schema } from "effect"
+import { DateTime, Either, Option, ParseResult, Schema } from "effect"
+import { chooseAudio, isDubbed } from "./audio.js"
 import { decodeEntities } from "./text.js"
 
 export const origin = "https://www.youtube.com"
@@ -116,7 +117,12 @@ const FormatJson = Schema.Struct({
   mimeType: Schema.optional(Schema.String),
   bitrate: Schema.optional(Schema.Number),
   contentLength: Schema.optional(Schema.String),
-  approxDurationMs: Schema.optional(Schema.String)
+  approxDurationMs: Schema.optional(Schema.String),
+  /** `{id: "en.4", displayName, audioIsDefault}` on the formats of a video with several audio tracks. */
+  audioTrack: Schema.optional(Schema.Unknown),
+  /** Tags such as `acont=original` or `acont=dubbed-auto` and `lang=pa` (base64 protobuf or plain). */
+  xtags: Schema.optional(Schema.Unknown),
+  isDrc: Schema.optional(Schema.Unknown)
 })
 export type FormatJson = typeof FormatJson.Type
 
@@ -166,15 +172,22 @@ export type PlayerResponse = typeof PlayerResponse.Type
 
 const decodePlayer = Schema.decodeUnknownEither(Schema.parseJson(PlayerResponse))
 
-/** Parses the body of a `/player` answer. */
+/** A schema path as the failure names it: `streamingData.adaptiveFormats[3].bitrate`. */
+export const pathOf = (path: ReadonlyArray<PropertyKey>): string =>
+  path
+    .map((key, i) => (typeof key === "number" ? `[${key}]` : `${i === 0 ? "" : "."}${String(key)}`))
+    .join("")
+
+/** Parses the body of a `/player` answer; a failure names the first path that did not read. */
 export const parsePlayer = (body: string): Either.Either<PlayerResponse, PlatformFailure> =>
-  Either.mapLeft(
-    decodePlayer(body),
-    (error) =>
-      new PlatformFailure({
-        reason: `the /player answer is not what the adapter reads: ${error.message.split("\n").slice(0, 3).join(" ")}`
-      })
-  )
+  Either.mapLeft(decodePlayer(body), (error) => {
+    const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+    const path = issue === undefined || issue.path.length === 0 ? "(the body)" : pathOf(issue.path)
+    return new PlatformFailure({
+      reason: `the /player answer is not what the adapter reads at ${path}: ${issue?.message ?? error.message.split("\n")[0]}`,
+      path
+    })
+  })
 
 const rules: ReadonlyArray<{
   readonly test: (status: string, text: string) => boolean
@@ -232,7 +245,8 @@ const rules: ReadonlyArray<{
 /**
  * Whether the video can be read: the `/player` playability status, and the live flags of an
  * otherwise playable video. Unknown statuses and reasons are `VideoUnavailable` with YouTube's own
- * words, so recordings never seen before still answer a documented code.
+ * words, so recordings never seen before still answer a documented code; so is an answer with
+ * neither a status nor details (`{}`, YouTube's answer for an id it does not know).
  */
 export const playability = (player: PlayerResponse, videoId: string): Either.Either<void, PlatformError> => {
   const status = player.playabilityStatus?.status ?? (player.videoDetails === undefined ? "MISSING" : "OK")
@@ -249,8 +263,12 @@ export const playability = (player: PlayerResponse, videoId: string): Either.Eit
     return Either.void
   }
   if (status === "MISSING") {
+    // What YouTube answers for an id it does not know (malformed or never uploaded): `{}`.
     return Either.left(
-      new PlatformFailure({ reason: `the /player answer for ${videoId} has no playability status` })
+      new VideoUnavailable({
+        videoId,
+        reason: "YouTube knows no such video (its answer has neither a playability status nor details)"
+      })
     )
   }
   const screen = player.playabilityStatus?.errorScreen?.playerErrorMessageRenderer
@@ -320,6 +338,7 @@ export const videoRecord = (player: PlayerResponse, videoId: Ids.VideoId): Video
   const length = Number(video?.lengthSeconds)
   const channelId = video?.channelId
   const micro = player.microformat?.playerMicroformatRenderer
+  const formats = [...(player.streamingData?.adaptiveFormats ?? []), ...(player.streamingData?.formats ?? [])]
   const spoken = tracks.find((t) => t.track.kind === "auto")?.track.language ?? null
   return {
     details: {
@@ -332,15 +351,33 @@ export const videoRecord = (player: PlayerResponse, videoId: Ids.VideoId): Video
       publishedAt: publishedAt(micro?.publishDate, micro?.uploadDate),
       originalLanguage: spoken,
       captionTracks: tracks.map((t) => t.track),
-      translationLanguages
+      translationLanguages,
+      ...audioDubOf(formats, spoken)
     },
     tracks,
-    formats: [...(player.streamingData?.adaptiveFormats ?? []), ...(player.streamingData?.formats ?? [])]
+    formats
   }
 }
 
-/** The timedtext URL of a track's text: json3, and YouTube's own translation with `tlang`. */
-export const captionUrl = (baseUrl: string, translateTo: string | undefined): string => {
+/** `audioDub` of the details when the audio chosen for recognition is a dub (only dubs are listed). */
+const audioDubOf = (
+  formats: ReadonlyArray<FormatJson>,
+  spoken: string | null
+): { readonly audioDub?: { readonly language: Language.LanguageCode | null } } =>
+  Option.match(chooseAudio(formats, spoken).format, {
+    onNone: () => ({}),
+    onSome: (format) =>
+      isDubbed(format.track, spoken)
+        ? { audioDub: { language: isLanguage(format.track.language) ? format.track.language : null } }
+        : {}
+  })
+
+/**
+ * The timedtext URL of a track's text: json3, and YouTube's own translation with `tlang`; null
+ * when the track's `baseUrl` is not a URL.
+ */
+export const captionUrl = (baseUrl: string, translateTo: string | undefined): string | null => {
+  if (!URL.canParse(baseUrl, origin)) return null
   const url = new URL(baseUrl, origin)
   url.searchParams.set("fmt", "json3")
   if (translateTo !== undefined) url.searchParams.set("tlang", translateTo)

@@ -17,6 +17,8 @@ import { defaultSettings, type YouTubeSettings } from "./config.js"
 import * as YouTubePlatform from "./platform.js"
 import { type FetchFor, type FetchLike, YouTubeFetch } from "./transport.js"
 
+export { readRecording, scrub } from "./recording.js"
+
 /** A request as a recording sees it. */
 export interface RecordedRequest {
   readonly method: string
@@ -150,7 +152,13 @@ export const recordedVideos = {
   /** A CUSTOM status with sub-reasons. */
   unplayable: "Unplayable1",
   /** Caption URLs with `exp=xpe`: they answer an empty body. */
-  poTokenRequired: "PoToken_req"
+  poTokenRequired: "PoToken_req",
+  /** Hand-made: an English original (default) track and Punjabi, Indonesian and Spanish dubs at higher bitrates. */
+  severalAudioTracks: "Dub0riginal",
+  /** Hand-made: Indonesian and Spanish dubs only (automatic dubs), auto captions in English. */
+  onlyDubs: "OnlyDubs_01",
+  /** Hand-made: the answer YouTube gives for an id it does not know (no status, no details). */
+  unknownId: "N0tAV1de0Id"
 } as const
 
 const players: Readonly<Record<string, string>> = {
@@ -163,15 +171,40 @@ const players: Readonly<Record<string, string>> = {
   [recordedVideos.botCheck]: "recorded/youtube_request_blocked.innertube.json.static",
   [recordedVideos.unavailable]: "recorded/youtube_video_unavailable.innertube.json.static",
   [recordedVideos.unplayable]: "recorded/youtube_unplayable.innertube.json.static",
-  [recordedVideos.poTokenRequired]: "recorded/youtube_po_token_required.innertube.json.static"
+  [recordedVideos.poTokenRequired]: "recorded/youtube_po_token_required.innertube.json.static",
+  [recordedVideos.severalAudioTracks]: "hand-made/player_several_audio_tracks.hand-made.json",
+  [recordedVideos.onlyDubs]: "hand-made/player_only_dubs.hand-made.json",
+  [recordedVideos.unknownId]: "hand-made/player_unknown_id.hand-made.json"
 }
 
-/** The hand-made playlist, channel and handles. */
+/** The hand-made playlist, channels and handles. */
 export const recordedCollections = {
   playlist: "PLhandMadeReplayList",
   channel: { id: "UCVYamHliCI9rw1tHR1xbkfw", handle: "Dave2D", legacyName: "Dave2D" },
+  /**
+   * 65 uploads over three Videos-tab pages (30, 30, 5); its pages carry the header's and the
+   * engagement panels' continuation tokens after the grid's, and its contents come before its header.
+   */
+  longChannel: { id: "UCh4ndM4deL0ngCh4nnel0AA", uploads: 65, subscribers: 8840, videos: 258 },
+  /** A channel YouTube shows only to signed-in adults (`channelAgeGateRenderer`). */
+  ageGatedChannel: "UCh4ndM4deAgeG4tedCh4n00",
   missingHandle: "nobody-has-this-handle"
 } as const
+
+/** The browse answers of the hand-made channels and their uploads, by browse id or continuation token. */
+const browseAnswers: Readonly<Record<string, string>> = {
+  "hand-made-playlist-page-2": "hand-made/browse_playlist_page2.hand-made.json",
+  "hand-made-uploads-page-2": "hand-made/browse_uploads_page2.hand-made.json",
+  "hand-made-videos-tab-page-2": "hand-made/browse_videos_tab_page2.hand-made.json",
+  "hand-made-videos-tab-page-3": "hand-made/browse_videos_tab_page3.hand-made.json",
+  [`VL${recordedCollections.playlist}`]: "hand-made/browse_playlist_page1.hand-made.json",
+  [recordedCollections.channel.id]: "hand-made/browse_channel_UCVYamHliCI9rw1tHR1xbkfw.hand-made.json",
+  [`VLUU${recordedCollections.channel.id.slice(2)}`]: "hand-made/browse_uploads_page1.hand-made.json",
+  [recordedCollections.longChannel.id]: "hand-made/browse_channel_contents_first.hand-made.json",
+  [`VLUU${recordedCollections.longChannel.id.slice(2)}`]: "hand-made/browse_videos_tab_page1.hand-made.json",
+  [recordedCollections.ageGatedChannel]: "hand-made/browse_channel_age_gated.hand-made.json",
+  [`VLUU${recordedCollections.ageGatedChannel.slice(2)}`]: "hand-made/browse_channel_age_gated.hand-made.json"
+}
 
 const channelUrls = new Set(
   ["@dave2d", "c/dave2d", "user/dave2d", `channel/${recordedCollections.channel.id.toLowerCase()}`].map(
@@ -243,23 +276,11 @@ export const recordedYouTube = (): ReadonlyArray<Recording> => [
   },
   {
     match: (r) => r.method === "POST" && isYouTube(r.url, "/youtubei/v1/browse"),
-    answer: (r) => {
-      const continuation = jsonField(r.body, "continuation")
-      if (continuation === "hand-made-playlist-page-2")
-        return json("hand-made/browse_playlist_page2.hand-made.json")
-      if (continuation === "hand-made-uploads-page-2")
-        return json("hand-made/browse_uploads_page2.hand-made.json")
-      switch (jsonField(r.body, "browseId")) {
-        case `VL${recordedCollections.playlist}`:
-          return json("hand-made/browse_playlist_page1.hand-made.json")
-        case recordedCollections.channel.id:
-          return json("hand-made/browse_channel_UCVYamHliCI9rw1tHR1xbkfw.hand-made.json")
-        case `VLUU${recordedCollections.channel.id.slice(2)}`:
-          return json("hand-made/browse_uploads_page1.hand-made.json")
-        default:
-          return json("hand-made/browse_playlist_missing.hand-made.json")
-      }
-    }
+    answer: (r) =>
+      json(
+        browseAnswers[jsonField(r.body, "continuation") ?? jsonField(r.body, "browseId") ?? ""] ??
+          "hand-made/browse_playlist_missing.hand-made.json"
+      )
   },
   {
     match: (r) => r.method === "POST" && isYouTube(r.url, "/youtubei/v1/navigation/resolve_url"),

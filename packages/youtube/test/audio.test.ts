@@ -92,9 +92,7 @@ describe("audio of a recorded video", () => {
           "GJLlxj_dtq8",
           {
             url: `https://rr1---sn-test.googlevideo.com/videoplayback?itag=140&clen=${length}`,
-            mimeType: "audio/mp4",
-            contentLength: length,
-            durationMs: 1000
+            contentLength: length
           },
           Duration.seconds(10)
         )

@@ -14,18 +14,18 @@ const ref = (input: string) => Either.getOrThrow(Reference.parseChannel(input))
 describe("browse answers", () => {
   it("list playable videos in order, skip what is not a video, and find the continuation", () => {
     const first = listPage(json("browse_playlist_page1.hand-made.json"))
-    expect(first.videos.map((v) => [v.id, v.durationSeconds])).toEqual([
+    expect(first?.videos.map((v) => [v.id, v.durationSeconds])).toEqual([
       ["GJLlxj_dtq8", 316],
       ["F1xioXWb8CY", 1509],
       ["dsMFmonKDD4", 288]
     ])
-    expect(first.continuation).toBe("hand-made-playlist-page-2")
+    expect(first?.continuation).toBe("hand-made-playlist-page-2")
     const lockups = listPage(json("browse_uploads_page2.hand-made.json"))
-    expect(lockups.videos).toEqual([
+    expect(lockups?.videos).toEqual([
       { id: "ZyXwVuTsR_9", title: "An older upload & its lockup", durationSeconds: 721, publishedAt: null },
       { id: "Qw3rTy_uIo1", title: "The oldest upload", durationSeconds: null, publishedAt: null }
     ])
-    expect(lockups.continuation).toBeNull()
+    expect(lockups?.continuation).toBeNull()
   })
 
   it("read a playlist's head, and tell an error alert from an informational one", () => {
@@ -179,7 +179,7 @@ describe("the adapter's playlists and channels", () => {
           ["AbCdEfGhIj0", "2026-05-01T15:00:05.000Z"],
           ["GJLlxj_dtq8", "2018-08-02T13:00:08.000Z"]
         ])
-        expect(first.continuation).toBe("hand-made-uploads-page-2")
+        expect(first?.continuation).toBe("hand-made-uploads-page-2")
         const second = yield* platform.uploads(channelId, "hand-made-uploads-page-2")
         expect(second.videos.map((v) => v.id)).toEqual(["ZyXwVuTsR_9", "Qw3rTy_uIo1"])
         expect(second.continuation).toBeNull()
@@ -194,7 +194,7 @@ describe("the adapter's playlists and channels", () => {
     return Effect.gen(function* () {
       const platform = yield* VideoPlatform
       const first = yield* platform.uploads(channelId)
-      expect(first.videos.map((v) => v.publishedAt)).toEqual([null, null])
+      expect(first?.videos.map((v) => v.publishedAt)).toEqual([null, null])
     }).pipe(Effect.provide(layer))
   })
 })

@@ -138,30 +138,29 @@ describe("playability answers never recorded here", () => {
 })
 
 describe("/player answers that are not a player answer", () => {
-  it.live("HTTP 403: 503 platform_blocked; HTTP 400: 500 internal_error", () =>
+  it.live("HTTP 403: 503 platform_blocked; HTTP 400: 503 platform_unreadable", () =>
     Effect.gen(function* () {
       expect(yield* refusalOf("{}", 403)).toEqual(["PlatformBlocked", "platform_blocked", 503])
       expect(yield* refusalOf('{"error":{"code":400,"status":"FAILED_PRECONDITION"}}', 400)).toEqual([
         "PlatformFailure",
-        "internal_error",
-        500
+        "platform_unreadable",
+        503
       ])
     })
   )
 
-  it.live("a body that is not JSON, or JSON of another shape: 500 internal_error", () =>
+  it.live("a body that is not JSON, or JSON of another shape: 503 platform_unreadable, never 500", () =>
     Effect.gen(function* () {
       expect(yield* refusalOf("<html><body>Oops</body></html>")).toEqual([
         "PlatformFailure",
-        "internal_error",
-        500
+        "platform_unreadable",
+        503
       ])
       expect(yield* refusalOf('{"playabilityStatus":{"status":42}}')).toEqual([
         "PlatformFailure",
-        "internal_error",
-        500
+        "platform_unreadable",
+        503
       ])
-      expect(yield* refusalOf("{}")).toEqual(["PlatformFailure", "internal_error", 500])
     })
   )
 })

@@ -8,7 +8,8 @@
  *   work queue and reports the speech engine: 200 `ready` when the database and the queue answer, else
  *   503 `unavailable` with `Retry-After`, so a load balancer sends traffic elsewhere until they are back.
  *   The speech engine is reported, never a reason to be unready (without one, speech requests answer
- *   503 `asr_unavailable` and everything else works).
+ *   503 `asr_unavailable` and everything else works); so is the video platform's last outcome (ok,
+ *   blocked, unreachable, or none yet), read from `PlatformHealth`.
  *
  * The probes are the `Readiness` service; `ReadinessFromPorts` builds it from core's ports (a read of
  * the accounts table, a depth read of the queue, the engine's name), each bounded in time.
@@ -23,9 +24,15 @@ import {
   HttpServerResponse,
   OpenApi
 } from "@effect/platform"
-import { Accounts, SpeechToText, unavailableRetryAfterSeconds, WorkQueue } from "@verbatim/core"
+import {
+  Accounts,
+  PlatformHealth,
+  SpeechToText,
+  unavailableRetryAfterSeconds,
+  WorkQueue
+} from "@verbatim/core"
 import { Api, Ids } from "@verbatim/domain"
-import { Context, DateTime, Duration, Effect, Layer, Schema } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import { apiId, basePath } from "../base.js"
 import { InternalError } from "../errors.js"
 
@@ -60,12 +67,27 @@ const SpeechState = Schema.Struct({
   engine: Schema.String.annotations({ description: "The engine: assemblyai, pocketsphinx, or none" })
 }).annotations({ identifier: "SpeechState", description: "The speech recognition engine" })
 
+const VideoPlatformState = Schema.Struct({
+  status: Schema.Literal("ok", "blocked", "unreachable", "none").annotations({
+    description:
+      "The video platform's last outcome in this process: ok (it answered), blocked (it refused this " +
+      "server: bot check, IP block, rate limit...), unreachable (no answer after every retry), none " +
+      "(not asked yet)"
+  }),
+  at: Schema.optional(Schema.DateTimeUtc).annotations({ description: "When that outcome happened" }),
+  reason: Schema.optional(Schema.String).annotations({ description: "Why it was blocked or unreachable" })
+}).annotations({
+  identifier: "VideoPlatformState",
+  description: "The video platform (YouTube or the demo catalogue): information, never a reason to be unready"
+})
+
 const reportFields = {
   /** When the checks ran. */
   checked_at: Schema.DateTimeUtc,
   database: DatabaseState,
   queue: QueueState,
-  speech: SpeechState
+  speech: SpeechState,
+  video_platform: VideoPlatformState
 }
 
 /** 200: the database and the queue answer. */
@@ -126,51 +148,68 @@ const bounded = <A, E>(probe: Effect.Effect<A, E>) =>
 /** An id no account has: reading it is one indexed lookup that touches no row. */
 const probeAccount = Ids.AccountId.make("00000000-0000-0000-0000-000000000000")
 
-/** Readiness over core's ports: the accounts table, the queue's speech recognition lane, the engine. */
-export const ReadinessFromPorts: Layer.Layer<Readiness, never, Accounts | WorkQueue | SpeechToText> =
-  Layer.effect(
-    Readiness,
-    Effect.gen(function* () {
-      const accounts = yield* Accounts
-      const queue = yield* WorkQueue
-      const speech = yield* SpeechToText
-      return Readiness.of({
-        check: Effect.gen(function* () {
-          const [database, lane] = yield* Effect.all(
-            [bounded(accounts.get(probeAccount)), bounded(queue.depth("asr"))],
-            {
-              concurrency: 2
-            }
-          )
-          const checkedAt = yield* DateTime.now
-          const databaseUp = database.result._tag === "Right"
-          const queueUp = lane.result._tag === "Right"
-          const depth = lane.result._tag === "Right" ? lane.result.right : { waiting: 0, active: 0 }
-          const fields = {
-            checked_at: checkedAt,
-            database: {
-              status: databaseUp ? ("up" as const) : ("down" as const),
-              latency_ms: database.ms,
-              ...(database.result._tag === "Left" ? { error: messageOf(database.result.left) } : {})
-            },
-            queue: {
-              status: queueUp ? ("up" as const) : ("down" as const),
-              waiting: depth.waiting,
-              active: depth.active,
-              ...(lane.result._tag === "Left" ? { error: messageOf(lane.result.left) } : {})
-            },
-            speech: {
-              status: speech.engine === "none" ? ("off" as const) : ("up" as const),
-              engine: speech.engine
-            }
+/**
+ * Readiness over core's ports: the accounts table, the queue's speech recognition lane, the engine,
+ * and the video platform's last outcome (read, never probed: asking YouTube on every health check
+ * would spend the server's standing with it).
+ */
+export const ReadinessFromPorts: Layer.Layer<
+  Readiness,
+  never,
+  Accounts | WorkQueue | SpeechToText | PlatformHealth
+> = Layer.effect(
+  Readiness,
+  Effect.gen(function* () {
+    const accounts = yield* Accounts
+    const queue = yield* WorkQueue
+    const speech = yield* SpeechToText
+    const platform = yield* PlatformHealth
+    return Readiness.of({
+      check: Effect.gen(function* () {
+        const [database, lane] = yield* Effect.all(
+          [bounded(accounts.get(probeAccount)), bounded(queue.depth("asr"))],
+          {
+            concurrency: 2
           }
-          return databaseUp && queueUp
-            ? { status: "ready" as const, ...fields }
-            : { status: "unavailable" as const, ...fields }
-        })
+        )
+        const checkedAt = yield* DateTime.now
+        const last = yield* platform.last
+        const databaseUp = database.result._tag === "Right"
+        const queueUp = lane.result._tag === "Right"
+        const depth = lane.result._tag === "Right" ? lane.result.right : { waiting: 0, active: 0 }
+        const fields = {
+          checked_at: checkedAt,
+          database: {
+            status: databaseUp ? ("up" as const) : ("down" as const),
+            latency_ms: database.ms,
+            ...(database.result._tag === "Left" ? { error: messageOf(database.result.left) } : {})
+          },
+          queue: {
+            status: queueUp ? ("up" as const) : ("down" as const),
+            waiting: depth.waiting,
+            active: depth.active,
+            ...(lane.result._tag === "Left" ? { error: messageOf(lane.result.left) } : {})
+          },
+          speech: {
+            status: speech.engine === "none" ? ("off" as const) : ("up" as const),
+            engine: speech.engine
+          },
+          video_platform: Option.match(last, {
+            onNone: () => ({ status: "none" as const }),
+            onSome: (report) => ({
+              status: report.outcome,
+              at: report.at,
+              ...(report.reason === null ? {} : { reason: report.reason })
+            })
+          })
+        }
+        return databaseUp && queueUp
+          ? { status: "ready" as const, ...fields }
+          : { status: "unavailable" as const, ...fields }
       })
     })
-  )
+  })
+)
 
 const retryLater = HttpApp.appendPreResponseHandler((_request, response) =>
   Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(unavailableRetryAfterSeconds)))
@@ -195,7 +234,8 @@ export class HealthGroup extends HttpApiGroup.make("health")
         OpenApi.Description,
         "Whether this server can take requests now: 200 when its database and work queue answer, " +
           "503 with Retry-After when either does not (each is given 2 seconds). The speech " +
-          "recognition engine is reported but never makes the server unready."
+          "recognition engine and the video platform's last outcome (ok, blocked, unreachable, none) " +
+          "are reported but never make the server unready."
       )
   )
   .addError(InternalError)

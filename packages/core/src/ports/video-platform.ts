@@ -22,6 +22,11 @@ export interface VideoDetails {
   readonly captionTracks: ReadonlyArray<Captions.CaptionTrack>
   /** Languages the platform can translate this video's captions into. */
   readonly translationLanguages: ReadonlyArray<Language.LanguageCode>
+  /**
+   * Set when the platform lists only dubbed audio tracks: speech recognition would hear a dub, in
+   * this language (null when the platform does not tell it).
+   */
+  readonly audioDub?: { readonly language: Language.LanguageCode | null }
 }
 
 /** A video as a playlist or a channel's uploads list it (metadata only). */
@@ -70,6 +75,11 @@ export interface AudioStream {
   /** As the platform names it, e.g. `audio/webm; codecs="opus"`. */
   readonly mimeType: string
   readonly contentLength: number | null
+  /**
+   * What a listener hears, when the platform tells: the track's language, and whether it is a dub
+   * (the platform lists no original track, so speech recognition hears a dubbed language).
+   */
+  readonly heard?: { readonly language: Language.LanguageCode | null; readonly dubbed: boolean }
   readonly bytes: Stream.Stream<Uint8Array, PlatformError>
 }
 
@@ -133,6 +143,16 @@ export class CollectionNotFound extends Schema.TaggedError<CollectionNotFound>()
   reason: Schema.String
 }) {}
 
+/**
+ * The channel exists but is closed to this server: YouTube shows it only to signed-in adults (its
+ * page is an age gate, `channelAgeGateRenderer`, with no uploads or counts).
+ */
+export class ChannelRestricted extends Schema.TaggedError<ChannelRestricted>()("ChannelRestricted", {
+  channelId: Schema.String,
+  restriction: Schema.Literal("age_restricted"),
+  reason: Schema.String
+}) {}
+
 /** The video is longer than the caller takes; found before anything was downloaded. */
 export class DurationLimitExceeded extends Schema.TaggedError<DurationLimitExceeded>()(
   "DurationLimitExceeded",
@@ -172,9 +192,13 @@ export class PlatformUnavailable extends Schema.TaggedError<PlatformUnavailable>
   attempts: Schema.Number
 }) {}
 
-/** The platform answered something unreadable; a defect on one side or the other. */
+/**
+ * The platform answered something this server cannot read (its pages changed, or an answer of a
+ * shape never seen); `path` names the place in the answer that failed, when one does.
+ */
 export class PlatformFailure extends Schema.TaggedError<PlatformFailure>()("PlatformFailure", {
-  reason: Schema.String
+  reason: Schema.String,
+  path: Schema.optional(Schema.String)
 }) {}
 
 export type PlatformError =
@@ -184,6 +208,7 @@ export type PlatformError =
   | CaptionTrackNotFound
   | TranslationUnavailable
   | CollectionNotFound
+  | ChannelRestricted
   | DurationLimitExceeded
   | AudioUnavailable
   | PlatformBlocked

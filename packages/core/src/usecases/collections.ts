@@ -43,6 +43,10 @@ import { fieldError, fromPlatformError, fromReferenceError, notFound } from "./f
 /** The thumbnail of a video on the platform's image host. */
 export const thumbnailUrl = (id: Ids.VideoId): string => `https://i.ytimg.com/vi/${id}/hqdefault.jpg`
 
+/** A channel recommendations leave out, and why (logged). */
+const leftOut = (channelId: string, reason: string) =>
+  Effect.as(Effect.logWarning(`recommendations: channel ${channelId} left out`, reason), Option.none())
+
 /** At most this many uploads are read per channel for recommendations. */
 export const maxRecommendationUploads = 500
 
@@ -467,13 +471,12 @@ export class Recommendations extends Effect.Service<Recommendations>()("@verbati
             })
           }).pipe(
             Effect.provideService(VideoPlatform, platform),
-            // A channel the platform no longer has is left out; any other failure is the answer.
-            Effect.catchTag("CollectionNotFound", (error) =>
-              Effect.as(
-                Effect.logWarning(`recommendations: channel ${channelId} left out`, error.reason),
-                Option.none()
-              )
-            ),
+            // A channel the platform no longer has, or now shows only to signed-in adults, is left
+            // out; any other failure is the answer.
+            Effect.catchTags({
+              CollectionNotFound: (error) => leftOut(channelId, error.reason),
+              ChannelRestricted: (error) => leftOut(channelId, error.reason)
+            }),
             Effect.mapError(platformError)
           ),
         { concurrency: 4 }

@@ -62,7 +62,11 @@ export const makeEstimate = Effect.gen(function* () {
           exceeds_max_duration: quote.exceeds_max_duration,
           base_credits: quote.base_credits,
           addon_credits: quote.addon_credits,
-          estimated_credits: quote.estimated_credits
+          estimated_credits: quote.estimated_credits,
+          // Only speech recognition hears the audio: a dub is worth saying before it is paid for.
+          ...(source === "asr" && details.audioDub !== undefined
+            ? { dubbed_audio_language: details.audioDub.language }
+            : {})
         })
       if (step === "serve_captions" && Option.isSome(track)) {
         const owned = yield* transcripts.owned(account.id, videoId, {

@@ -39,9 +39,11 @@ const restrictionCodes = {
  * A platform failure as the catalogue's code (docs/decisions.md, "YouTube adapter"): the video's
  * fault (404 `video_unavailable`, 403 for a video closed to us, 409 `live_stream`), a missing track
  * (404 `no_captions`) or translation (400 `unsupported_language`), a missing playlist or channel
- * (404 `not_found`), the duration limit (400 `video_too_long`), unreachable audio (404 `no_audio`),
- * the platform's refusal (503 `platform_blocked`), its failure (503 `platform_unavailable`), or an
- * answer nobody could read (500). `details` name the video and the precise reason.
+ * (404 `not_found`), an age-gated channel (403 `channel_age_restricted`), the duration limit (400
+ * `video_too_long`), unreachable audio (404 `no_audio`), the platform's refusal (503
+ * `platform_blocked`), its failure (503 `platform_unavailable`), or an answer this server cannot
+ * read (503 `platform_unreadable`, `details.reason` and `details.path` saying what and where).
+ * `details` name the video and the precise reason.
  */
 export const fromPlatformError = (error: PlatformError): Errors.ApiError => {
   switch (error._tag) {
@@ -79,6 +81,12 @@ export const fromPlatformError = (error: PlatformError): Errors.ApiError => {
       return Errors.apiError("not_found", `${error.kind} ${error.id} not found: ${error.reason}`, {
         [`${error.kind}_id`]: error.id
       })
+    case "ChannelRestricted":
+      return Errors.apiError(
+        "channel_age_restricted",
+        `channel ${error.channelId} cannot be read by this service: ${error.reason}`,
+        { channel_id: error.channelId, restriction: error.restriction }
+      )
     case "DurationLimitExceeded":
       return Errors.apiError(
         "video_too_long",
@@ -108,7 +116,11 @@ export const fromPlatformError = (error: PlatformError): Errors.ApiError => {
         { attempts: error.attempts }
       )
     case "PlatformFailure":
-      return Errors.apiError("internal_error", `the video platform could not be read: ${error.reason}`)
+      return Errors.apiError(
+        "platform_unreadable",
+        `the video platform answered something this service cannot read: ${error.reason}`,
+        { reason: error.reason, ...(error.path === undefined ? {} : { path: error.path }) }
+      )
   }
 }
 

@@ -9,6 +9,7 @@ import { Schema } from "effect"
 import { AsrOptions, defaults as asrDefaults } from "../asr/options.js"
 import { Credits } from "../credits.js"
 import { RequestId, VideoId } from "../ids.js"
+import { LanguageCode } from "../language.js"
 import { LegacySource, Mode } from "../mode/mode.js"
 import { NonNegativeNumber, optionalField, ReferenceInput, requestAnnotations } from "./fields.js"
 
@@ -40,7 +41,12 @@ export class EstimateResponse extends Schema.Class<EstimateResponse>("EstimateRe
     exceeds_max_duration: Schema.Boolean,
     base_credits: Credits,
     addon_credits: Credits,
-    estimated_credits: Credits
+    estimated_credits: Credits,
+    dubbed_audio_language: Schema.optional(Schema.NullOr(LanguageCode)).annotations({
+      description:
+        "Only when the platform lists only dubbed audio tracks for the video: the language speech " +
+        "recognition would hear (null when the platform does not tell it)"
+    })
   },
   { description: "The ASR base cost plus the add-on surcharge, prorated by duration" }
 ) {}

@@ -15,8 +15,10 @@
  * `age_restricted`, `subscription_required` (members-only or paid) and `region_blocked` 403 (the
  * video exists, this server may not watch it), `live_stream` 409 (on air or not started: ask
  * again once it has ended), `video_too_long` 400 (longer than speech recognition takes),
- * `no_audio` 404 (the audio cannot be fetched) and `platform_unavailable` 503 (the platform failed
- * or timed out on every retry).
+ * `no_audio` 404 (the audio cannot be fetched), `platform_unavailable` 503 (the platform failed
+ * or timed out on every retry), `platform_unreadable` 503 (the platform answered something this
+ * service cannot read: its pages changed; `details.reason` says what) and `channel_age_restricted`
+ * 403 (the channel is shown only to signed-in adults).
  *
  * Operations: `service_unavailable` 503 (the database is unreachable, timed out or out of
  * connections; sent with `Retry-After`, since the same request succeeds once it is back), and the
@@ -51,6 +53,8 @@ export const ErrorCode = Schema.Literal(
   "video_too_long",
   "no_audio",
   "platform_unavailable",
+  "platform_unreadable",
+  "channel_age_restricted",
   "storage_unavailable",
   "service_unavailable",
   "request_timeout",
@@ -157,6 +161,17 @@ export const errorCatalogue: { readonly [C in ErrorCode]: ErrorInfo } = {
     status: 503,
     meaning: "The video platform failed or did not answer in time; retry later",
     retryable: true
+  },
+  platform_unreadable: {
+    status: 503,
+    meaning:
+      "The video platform answered something this service cannot read (its pages changed); details.reason says what; retry later",
+    retryable: true
+  },
+  channel_age_restricted: {
+    status: 403,
+    meaning: "The channel is age-restricted: the platform shows it only to signed-in adults",
+    retryable: false
   },
   storage_unavailable: {
     status: 503,

@@ -59,7 +59,9 @@ describe("error catalogue", () => {
         "live_stream",
         "video_too_long",
         "no_audio",
-        "platform_unavailable"
+        "platform_unavailable",
+        "platform_unreadable",
+        "channel_age_restricted"
       ] as const
     ).map((code) => [code, statusOf(code), isRetryable(code)])
     expect(table).toStrictEqual([
@@ -70,14 +72,16 @@ describe("error catalogue", () => {
       ["live_stream", 409, false],
       ["video_too_long", 400, false],
       ["no_audio", 404, false],
-      ["platform_unavailable", 503, true]
+      ["platform_unavailable", 503, true],
+      ["platform_unreadable", 503, true],
+      ["channel_age_restricted", 403, false]
     ])
   })
 
   it("has one entry per code, and the codes are unique", () => {
     expect(new Set(allErrorCodes).size).toBe(allErrorCodes.length)
     expect(Object.keys(errorCatalogue).sort()).toStrictEqual([...allErrorCodes].sort())
-    expect(allErrorCodes).toHaveLength(30)
+    expect(allErrorCodes).toHaveLength(32)
   })
 
   it("answers every code with a 4xx or 5xx status and a meaning", () => {
