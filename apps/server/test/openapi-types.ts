@@ -785,6 +785,8 @@ export interface components {
       duration_minutes: components["schemas"]["NonNegativeNumber"] | null
       max_duration_minutes: components["schemas"]["NonNegativeNumber"]
       suggestion?: string
+      /** @description Only when the platform lists only dubbed audio tracks for the video: the language speech recognition would hear (null when the platform does not tell it) */
+      dubbed_audio_language?: components["schemas"]["LanguageCode"] | null
     }
     /** @description A finite, non-negative number (minutes or seconds) */
     NonNegativeNumber: number
@@ -811,6 +813,8 @@ export interface components {
       credits_used: components["schemas"]["Credits"]
       estimated_credits: components["schemas"]["Credits"]
       duration_minutes: components["schemas"]["NonNegativeNumber"] | null
+      /** @description Only when the platform lists only dubbed audio tracks for the video: the language speech recognition would hear (null when the platform does not tell it) */
+      dubbed_audio_language?: components["schemas"]["LanguageCode"] | null
     }
     /** @description Status 400: error is invalid_request or unsupported_language or video_too_long */
     BadRequestError: {

@@ -5,6 +5,7 @@
  * documented status and code.
  */
 import { describe, expect, layer } from "@effect/vitest"
+import { AssemblyAiStandIn, standInEngine } from "@verbatim/assemblyai/testing"
 import {
   answering,
   fixture,
@@ -14,7 +15,7 @@ import {
   replayFetch,
   replayLayer
 } from "@verbatim/youtube/testing"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { TestServer, testServerOn } from "./server.js"
 
 /** A video whose /player answer is of a shape the adapter cannot read. */
@@ -27,23 +28,29 @@ const gatedChannelPlayer = fixture("recorded/youtube.innertube.json.static").rep
   `"channelId": "${recordedCollections.ageGatedChannel}"`
 )
 
-const YouTubeServerLive = testServerOn({
-  platform: replayLayer(
-    replayFetch([
-      answering(
-        "/youtubei/v1/player",
-        () => ({ body: JSON.stringify({ playabilityStatus: { status: 42 } }) }),
-        (r) => r.body.includes(unreadableVideo)
-      ),
-      answering(
-        "/youtubei/v1/player",
-        () => ({ body: gatedChannelPlayer }),
-        (r) => r.body.includes(gatedChannelVideo)
-      ),
-      ...recordedYouTube()
-    ])
+// A speech engine stands in (AssemblyAI's stand-in) so that a job can start: its answers are not read here.
+const YouTubeServerLive = Layer.unwrapEffect(
+  Effect.map(AssemblyAiStandIn, (standIn) =>
+    testServerOn({
+      speech: standInEngine(standIn),
+      platform: replayLayer(
+        replayFetch([
+          answering(
+            "/youtubei/v1/player",
+            () => ({ body: JSON.stringify({ playabilityStatus: { status: 42 } }) }),
+            (r) => r.body.includes(unreadableVideo)
+          ),
+          answering(
+            "/youtubei/v1/player",
+            () => ({ body: gatedChannelPlayer }),
+            (r) => r.body.includes(gatedChannelVideo)
+          ),
+          ...recordedYouTube()
+        ])
+      )
+    })
   )
-})
+).pipe(Layer.provideMerge(AssemblyAiStandIn.layer({ recognise: () => "heard", pollsUntilDone: 1 })))
 
 layer(YouTubeServerLive, { timeout: "60 seconds", excludeTestServices: true })(
   "the server on YouTube",
@@ -148,20 +155,30 @@ layer(YouTubeServerLive, { timeout: "60 seconds", excludeTestServices: true })(
           })
       )
 
-      it.effect("the quote says which language speech recognition would hear when only dubs are listed", () =>
-        Effect.gen(function* () {
-          const server = yield* TestServer
-          const { key } = yield* server.newAccount({ credits: 3 })
-          const quote = (video: string) =>
-            server.post("/api/v2/transcribe/estimate", { key, json: { video } })
-          const dubbed = yield* quote(recordedVideos.onlyDubs)
-          expect(dubbed.status).toBe(200)
-          expect(dubbed.json).toMatchObject({ source: "asr", dubbed_audio_language: "id" })
-          const original = yield* quote(recordedVideos.severalAudioTracks)
-          expect(original.status).toBe(200)
-          expect(original.json).toMatchObject({ source: "asr" })
-          expect(original.json).not.toHaveProperty("dubbed_audio_language")
-        })
+      it.effect(
+        "the quote and the job's start say which language speech recognition would hear when only dubs are listed",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const { key } = yield* server.newAccount({ credits: 3 })
+            const quote = (video: string) =>
+              server.post("/api/v2/transcribe/estimate", { key, json: { video } })
+            const dubbed = yield* quote(recordedVideos.onlyDubs)
+            expect(dubbed.status).toBe(200)
+            expect(dubbed.json).toMatchObject({ source: "asr", dubbed_audio_language: "id" })
+            const original = yield* quote(recordedVideos.severalAudioTracks)
+            expect(original.status).toBe(200)
+            expect(original.json).toMatchObject({ source: "asr" })
+            expect(original.json).not.toHaveProperty("dubbed_audio_language")
+            // The job's start says it too.
+            const { key: paying } = yield* server.newAccount({ credits: 1000 })
+            const started = yield* server.post("/api/v2/transcribe", {
+              key: paying,
+              json: { video: recordedVideos.onlyDubs, mode: "speech_to_text_only" }
+            })
+            expect(started.status, started.text).toBe(202)
+            expect(started.json).toMatchObject({ status: "processing", dubbed_audio_language: "id" })
+          })
       )
 
       it.effect(

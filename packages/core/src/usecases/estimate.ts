@@ -9,7 +9,7 @@ import { Effect, Either, Option } from "effect"
 import type { Account } from "../ports/accounts.js"
 import { Secrets } from "../ports/secrets.js"
 import { Transcripts } from "../ports/transcripts.js"
-import { VideoPlatform } from "../ports/video-platform.js"
+import { type VideoDetails, VideoPlatform } from "../ports/video-platform.js"
 import {
   fieldError,
   fromAsrOptionsError,
@@ -17,6 +17,10 @@ import {
   fromPlatformError,
   fromReferenceError
 } from "./failures.js"
+
+/** `dubbed_audio_language` on a quote or a job's start, only when the platform lists only dubs. */
+export const dubbedAudio = (dub: VideoDetails["audioDub"]) =>
+  dub === undefined ? {} : { dubbed_audio_language: dub.language }
 
 export const makeEstimate = Effect.gen(function* () {
   const platform = yield* VideoPlatform
@@ -64,9 +68,7 @@ export const makeEstimate = Effect.gen(function* () {
           addon_credits: quote.addon_credits,
           estimated_credits: quote.estimated_credits,
           // Only speech recognition hears the audio: a dub is worth saying before it is paid for.
-          ...(source === "asr" && details.audioDub !== undefined
-            ? { dubbed_audio_language: details.audioDub.language }
-            : {})
+          ...(source === "asr" ? dubbedAudio(details.audioDub) : {})
         })
       if (step === "serve_captions" && Option.isSome(track)) {
         const owned = yield* transcripts.owned(account.id, videoId, {

@@ -33,6 +33,7 @@ import { type VideoDetails, VideoPlatform } from "../ports/video-platform.js"
 import { AddressResolver } from "../ports/webhooks.js"
 import { type AsrTarget, encodeAsrPayload, unsupportedOption } from "./asr-work.js"
 import { asrHoldAmount, holdForJob } from "./credit-holds.js"
+import { dubbedAudio } from "./estimate.js"
 import { fromPlatformError, insufficientCredits, notFound } from "./failures.js"
 import { JobLifecycle } from "./job-lifecycle.js"
 import { alreadyChecked, transcribeData } from "./payload.js"
@@ -233,7 +234,14 @@ export const makeTranscribe = Effect.gen(function* () {
             })
           }
           if (step === "start_asr") {
-            return yield* startAsr({ _tag: "video", id: details.id }, details.title, details.durationSeconds)
+            return yield* startAsr(
+              { _tag: "video", id: details.id },
+              details.title,
+              details.durationSeconds,
+              {
+                dub: details.audioDub
+              }
+            )
           }
           yield* lifecycle.create(job({ status: "requires_asr_confirmation", videoTitle: details.title }))
           return new Api.TranscribeConfirmation({
@@ -247,7 +255,8 @@ export const makeTranscribe = Effect.gen(function* () {
             addon_credits: quote.addon_credits,
             duration_minutes: quote.duration_minutes,
             max_duration_minutes: quote.max_duration_minutes,
-            suggestion: confirmationSuggestion
+            suggestion: confirmationSuggestion,
+            ...dubbedAudio(details.audioDub)
           })
         })
 
@@ -259,7 +268,12 @@ export const makeTranscribe = Effect.gen(function* () {
         asrTarget: AsrTarget,
         title: string | null,
         durationSeconds: number | null,
-        within?: Effect.Effect<void, Errors.ApiError | PersistenceError>
+        start: {
+          /** Created in the job's transaction. */
+          readonly within?: Effect.Effect<void, Errors.ApiError | PersistenceError>
+          /** Only dubs listed: the language the recognition will hear, said on the answer. */
+          readonly dub?: VideoDetails["audioDub"]
+        } = {}
       ) =>
         Effect.gen(function* () {
           yield* stt.supports(resolved.asr).pipe(
@@ -315,6 +329,7 @@ export const makeTranscribe = Effect.gen(function* () {
             `speech recognition of ${asrTarget._tag} ${asrTarget.id}`,
             now
           ).pipe(Effect.provideService(Ledger, ledger))
+          const within = start.within
           yield* lifecycle.create(started, within === undefined ? hold : Effect.zipRight(within, hold)).pipe(
             Effect.catchIf(
               (error): error is Errors.ApiError =>
@@ -329,7 +344,8 @@ export const makeTranscribe = Effect.gen(function* () {
             job_id: jobId,
             credits_used: 0,
             estimated_credits: quote.estimated_credits,
-            duration_minutes: quote.duration_minutes
+            duration_minutes: quote.duration_minutes,
+            ...dubbedAudio(start.dub)
           })
         })
 
@@ -362,12 +378,9 @@ export const makeTranscribe = Effect.gen(function* () {
                 )
           )
         )
-        return yield* startAsr(
-          { _tag: "upload", id: uploadId },
-          file.filename,
-          file.durationSeconds,
-          consumed
-        ).pipe(
+        return yield* startAsr({ _tag: "upload", id: uploadId }, file.filename, file.durationSeconds, {
+          within: consumed
+        }).pipe(
           Effect.catchIf(
             (error): error is Errors.ApiError =>
               error instanceof Errors.ApiError && error.code === "conflict",

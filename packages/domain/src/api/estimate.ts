@@ -29,6 +29,17 @@ export class EstimateRequest extends Schema.Class<EstimateRequest>("EstimateRequ
   )
 ) {}
 
+/**
+ * Said only when the platform lists only dubbed audio tracks for the video: the language speech
+ * recognition would hear. On the quotes (`/transcribe/estimate`, `requires_asr_confirmation`) and
+ * on the job's start (`processing`).
+ */
+export const DubbedAudioLanguage = Schema.optional(Schema.NullOr(LanguageCode)).annotations({
+  description:
+    "Only when the platform lists only dubbed audio tracks for the video: the language speech " +
+    "recognition would hear (null when the platform does not tell it)"
+})
+
 export class EstimateResponse extends Schema.Class<EstimateResponse>("EstimateResponse")(
   {
     request_id: RequestId,
@@ -42,11 +53,7 @@ export class EstimateResponse extends Schema.Class<EstimateResponse>("EstimateRe
     base_credits: Credits,
     addon_credits: Credits,
     estimated_credits: Credits,
-    dubbed_audio_language: Schema.optional(Schema.NullOr(LanguageCode)).annotations({
-      description:
-        "Only when the platform lists only dubbed audio tracks for the video: the language speech " +
-        "recognition would hear (null when the platform does not tell it)"
-    })
+    dubbed_audio_language: DubbedAudioLanguage
   },
   { description: "The ASR base cost plus the add-on surcharge, prorated by duration" }
 ) {}

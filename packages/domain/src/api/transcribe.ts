@@ -16,6 +16,7 @@ import { LanguageCode } from "../language.js"
 import { LegacySource, Mode } from "../mode/mode.js"
 import { Segment, SourceKind, Word } from "../transcript/segment.js"
 import { AsrIntelligence } from "./asr-intelligence.js"
+import { DubbedAudioLanguage } from "./estimate.js"
 import {
   absentUnless,
   HttpUrl,
@@ -120,7 +121,8 @@ export class TranscribeProcessing extends Schema.Class<TranscribeProcessing>("Tr
     job_id: JobId,
     credits_used: Credits,
     estimated_credits: Credits,
-    duration_minutes: Schema.NullOr(NonNegativeNumber)
+    duration_minutes: Schema.NullOr(NonNegativeNumber),
+    dubbed_audio_language: DubbedAudioLanguage
   },
   { description: "ASR started (202); poll job_id or wait for the webhook" }
 ) {}
@@ -137,7 +139,8 @@ export class TranscribeConfirmation extends Schema.Class<TranscribeConfirmation>
     addon_credits: Credits,
     duration_minutes: Schema.NullOr(NonNegativeNumber),
     max_duration_minutes: NonNegativeNumber,
-    suggestion: absentUnless(Schema.String)
+    suggestion: absentUnless(Schema.String),
+    dubbed_audio_language: DubbedAudioLanguage
   },
   { description: "ASR would be needed (200): the quote; send again with an explicit mode to confirm" }
 ) {}
