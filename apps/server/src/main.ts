@@ -11,6 +11,7 @@ import {
   infrastructureFor,
   localServerUrl,
   loggerFor,
+  notice,
   runWorker,
   servicesOn,
   workerOn
@@ -31,10 +32,13 @@ const serve = (settings: ServerSettings) => {
   return Effect.gen(function* () {
     yield* Layer.build(httpFor(settings))
     yield* Layer.build(ServerMetricsLive)
-    yield* Console.log(
-      `API: ${baseUrl}/api/v2 · reference: ${baseUrl}/docs · OpenAPI: ${baseUrl}/api/v2/openapi.json`
-    )
-    yield* seedAndReport(baseUrl, settings.seed)
+    const banner = `API: ${baseUrl}/api/v2 · reference: ${baseUrl}/docs · OpenAPI: ${baseUrl}/api/v2/openapi.json`
+    yield* notice(settings.log, banner, banner, {
+      api: `${baseUrl}/api/v2`,
+      reference: `${baseUrl}/docs`,
+      openapi: `${baseUrl}/api/v2/openapi.json`
+    })
+    yield* seedAndReport(baseUrl, settings.seed, settings.log)
     // Embedded (the default without Redis): the worker's fibers run in this process. Its layer is
     // built in the server's scope: provided to `runWorker` alone, it would be released as soon as
     // `runWorker` returned (its claim batchers and heartbeat gone), leaving every job unclaimed.

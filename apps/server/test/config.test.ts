@@ -180,7 +180,7 @@ describe("log settings", () => {
         .split("\n")
         .map((line) => JSON.parse(line) as { msg: string; level: string })
     ).toEqual([
-      expect.objectContaining({ msg: "heard", level: "warn" }),
+      expect.objectContaining({ msg: "heard", level: "warning" }),
       expect.objectContaining({ msg: "also heard", level: "error" })
     ])
   })
