@@ -1,25 +1,32 @@
 /**
- * `node scripts/bundle.mjs <server|worker|admin>`: the app as compiled JavaScript,
- * `apps/<app>/dist/<name>.mjs` (and its chunks: code reached only by `import()`), which `pnpm start`, `pnpm worker` and `pnpm admin` run with plain
+ * `node scripts/bundle.mjs [--if-changed] <server|worker|admin|all>...`: each app as compiled
+ * JavaScript, `apps/<app>/dist/<name>.mjs` (and its chunks: code reached only by `import()`), which
+ * `pnpm start`, `pnpm worker` and `pnpm admin` run with plain
  * `node` (no TypeScript loader: less memory and a faster start). The workspace packages are bundled
  * from their TypeScript sources, with Effect's packages; every other package stays external,
  * imported from the exact file that Node would load for it where it is installed, so the bundle
  * runs wherever this checkout is; two packages that a server almost never runs (`ws`, `fast-check`)
  * are stand-ins that load them at first use (`bundle-externals.mjs`).
  * `import.meta.url` in a workspace module keeps naming that module's own file (assets next to the
- * sources, such as the demo catalogue, are found as before). Bundling takes about a second, so the
- * commands bundle on every start. Each file is written whole and then renamed into place, so
- * processes that bundle at once (several servers started together) never read half a bundle.
+ * sources, such as the demo catalogue, are found as before).
+ *
+ * Built once: `pnpm install` bundles the three apps (the root `postinstall`, `--install`: skipped
+ * under `NODE_ENV=production` or without esbuild, as in a production-only install), and each command then
+ * runs `node scripts/bundle.mjs --if-changed <app>` before node, which rebuilds only when a file the
+ * bundle was made from changed since (`<name>.build.json` beside the bundle lists every input file
+ * with its size and modification time, and the bundle's own files; checking them takes a few
+ * milliseconds, and esbuild is loaded only to rebuild). With `NODE_ENV=production` it never
+ * rebuilds: a missing bundle is an error that says how to make it (esbuild is a development
+ * dependency, and a production root filesystem may be read-only). Each file is written whole and
+ * then renamed into place, so processes that bundle at once (several servers started together) never read half a bundle.
  * Source maps are written beside the bundles (without the sources' text, which the checkout holds)
  * but the commands run without `--enable-source-maps`: Node would load and keep every map of the
  * process (about 40 MB of heap for the server). To read stack traces in the sources' terms, run the
  * bundle with `node --enable-source-maps`.
  */
-import { mkdirSync, renameSync, writeFileSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
+import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
-import { build } from "esbuild"
-import { externals } from "./bundle-externals.mjs"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const apps = {
@@ -27,35 +34,128 @@ const apps = {
   worker: ["apps/worker/src/main.ts", "apps/worker/dist", "worker"],
   admin: ["apps/server/src/admin.ts", "apps/server/dist", "admin"]
 }
-const app = apps[process.argv[2] ?? ""]
-if (app === undefined) {
-  process.stderr.write(`usage: node scripts/bundle.mjs <${Object.keys(apps).join("|")}>\n`)
+/** Files that shape every bundle without being bundled: this script, its plugin, the lockfile. */
+const alwaysInputs = ["scripts/bundle.mjs", "scripts/bundle-externals.mjs", "pnpm-lock.yaml"]
+
+const args = process.argv.slice(2)
+const ifChanged = args.includes("--if-changed") || args.includes("--install")
+const atInstall = args.includes("--install")
+const names = args
+  .filter((arg) => !arg.startsWith("--"))
+  .flatMap((arg) => (arg === "all" ? Object.keys(apps) : [arg]))
+if (names.length === 0 || names.some((name) => apps[name] === undefined)) {
+  process.stderr.write(
+    `usage: node scripts/bundle.mjs [--if-changed|--install] <${Object.keys(apps).join("|")}|all>...\n`
+  )
   process.exit(2)
 }
 
-const result = await build({
-  entryPoints: { [app[2]]: join(root, app[0]) },
-  outdir: join(root, app[1]),
-  outExtension: { ".js": ".mjs" },
-  // Code reached only through `import()` (engines chosen by settings) goes into chunks of its own,
-  // loaded with their packages only when a setting asks for them.
-  splitting: true,
-  chunkNames: `chunks/${app[2]}-[hash]`,
-  write: false,
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  conditions: ["@verbatim/source"],
-  sourcemap: "linked",
-  sourcesContent: false,
-  logLevel: "warning",
-  plugins: [externals]
-})
+/** `<outdir>/<name>.build.json`: what the last build of `app` was made from and what it wrote. */
+const manifestPath = (app) => join(root, app[1], `${app[2]}.build.json`)
 
-for (const file of result.outputFiles) {
-  mkdirSync(dirname(file.path), { recursive: true })
-  const partial = `${file.path}.${process.pid}.partial`
-  writeFileSync(partial, file.contents)
-  renameSync(partial, file.path)
+/** Size and modification time of a file, as the manifest records them (undefined when absent). */
+const stamp = (file) => {
+  try {
+    const stats = statSync(join(root, file))
+    return stats.isFile() ? [stats.size, stats.mtimeMs] : undefined
+  } catch {
+    return undefined
+  }
 }
+
+/** Whether the bundle of `app` is there and every file it was made from is as it was then. */
+const upToDate = (app) => {
+  let manifest
+  try {
+    manifest = JSON.parse(readFileSync(manifestPath(app), "utf8"))
+  } catch {
+    return false
+  }
+  for (const [file, recorded] of Object.entries(manifest.inputs)) {
+    const now = stamp(file)
+    if (now === undefined || now[0] !== recorded[0] || now[1] !== recorded[1]) return false
+  }
+  return manifest.outputs.every((file) => existsSync(join(root, file)))
+}
+
+/** esbuild, or undefined where it is not installed (a production-only install). */
+const loadEsbuild = async () => {
+  try {
+    return await import("esbuild")
+  } catch {
+    return undefined
+  }
+}
+
+const bundle = async (app) => {
+  const began = Date.now()
+  const esbuild = await loadEsbuild()
+  if (esbuild === undefined) {
+    process.stderr.write(
+      "Cannot build the apps: esbuild is not installed (a production-only install). Build them where the development dependencies are (pnpm install).\n"
+    )
+    process.exit(1)
+  }
+  const { build } = esbuild
+  const { externals } = await import("./bundle-externals.mjs")
+  const result = await build({
+    entryPoints: { [app[2]]: join(root, app[0]) },
+    absWorkingDir: root,
+    outdir: join(root, app[1]),
+    outExtension: { ".js": ".mjs" },
+    // Code reached only through `import()` (engines chosen by settings) goes into chunks of its own,
+    // loaded with their packages only when a setting asks for them.
+    splitting: true,
+    chunkNames: `chunks/${app[2]}-[hash]`,
+    write: false,
+    metafile: true,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    conditions: ["@verbatim/source"],
+    sourcemap: "linked",
+    sourcesContent: false,
+    logLevel: "warning",
+    plugins: [externals]
+  })
+  for (const file of result.outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true })
+    const partial = `${file.path}.${process.pid}.partial`
+    writeFileSync(partial, file.contents)
+    renameSync(partial, file.path)
+  }
+  // Inputs that are files (the plugin's stand-ins live in a namespace of their own), stamped after
+  // the build; a file modified since the build began may have been read before the change, so it
+  // is recorded as never matching, and the next check rebuilds.
+  const inputs = {}
+  for (const file of [...Object.keys(result.metafile.inputs), ...alwaysInputs]) {
+    const now = stamp(file)
+    if (now !== undefined) inputs[file] = now[1] >= began ? [-1, -1] : now
+  }
+  const outputs = result.outputFiles.map((file) => relative(root, file.path))
+  const manifest = manifestPath(app)
+  const partial = `${manifest}.${process.pid}.partial`
+  writeFileSync(partial, `${JSON.stringify({ outputs, inputs })}\n`)
+  renameSync(partial, manifest)
+}
+
+const production = process.env.NODE_ENV === "production"
+// `pnpm install` (the root `postinstall`): builds what changed, except in a production install,
+// which has no esbuild and runs bundles made in a build stage.
+if (atInstall && (production || (await loadEsbuild()) === undefined)) process.exit(0)
+await Promise.all(
+  names.map(async (name) => {
+    const app = apps[name]
+    if (ifChanged && production) {
+      const entry = join(app[1], `${app[2]}.mjs`)
+      if (existsSync(join(root, entry))) return
+      process.stderr.write(
+        `Verbatim cannot run: ${entry} is missing and NODE_ENV=production never builds; build it where the development dependencies are installed (pnpm install, or node scripts/bundle.mjs ${name})\n`
+      )
+      process.exit(1)
+    }
+    if (ifChanged && upToDate(app)) return
+    await bundle(app)
+  })
+)

@@ -1,8 +1,9 @@
 /**
  * `pnpm start`: reads the settings, holds the embedded data folder, migrates the database, listens,
  * seeds the development account on an empty database (PGlite or PostgreSQL; or says what to run),
- * starts the worker's fibers when embedded, and serves the API until interrupted. Listening comes
- * before the seed, so a HOST or PORT that cannot be used fails the start before any key is printed.
+ * starts the worker's fibers when embedded, and serves the API until interrupted. HOST and PORT are
+ * tried first (`probeListen`), before the database starts, and listening comes before the seed, so a
+ * HOST or PORT that cannot be used fails the start at once and before any key is printed.
  */
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import {
@@ -11,6 +12,8 @@ import {
   infrastructureFor,
   localServerUrl,
   loggerFor,
+  notice,
+  probeListen,
   runWorker,
   servicesOn,
   workerOn
@@ -31,10 +34,13 @@ const serve = (settings: ServerSettings) => {
   return Effect.gen(function* () {
     yield* Layer.build(httpFor(settings))
     yield* Layer.build(ServerMetricsLive)
-    yield* Console.log(
-      `API: ${baseUrl}/api/v2 · reference: ${baseUrl}/docs · OpenAPI: ${baseUrl}/api/v2/openapi.json`
-    )
-    yield* seedAndReport(baseUrl, settings.seed)
+    const banner = `API: ${baseUrl}/api/v2 · reference: ${baseUrl}/docs · OpenAPI: ${baseUrl}/api/v2/openapi.json`
+    yield* notice(settings.log, banner, banner, {
+      api: `${baseUrl}/api/v2`,
+      reference: `${baseUrl}/docs`,
+      openapi: `${baseUrl}/api/v2/openapi.json`
+    })
+    yield* seedAndReport(baseUrl, settings.seed, settings.log)
     // Embedded (the default without Redis): the worker's fibers run in this process. Its layer is
     // built in the server's scope: provided to `runWorker` alone, it would be released as soon as
     // `runWorker` returned (its claim batchers and heartbeat gone), leaving every job unclaimed.
@@ -49,6 +55,8 @@ const serve = (settings: ServerSettings) => {
 const program = Effect.gen(function* () {
   const settings = yield* ServerConfig
   return yield* Effect.gen(function* () {
+    // HOST and PORT first: a busy port is reported at once, not after the database has started.
+    yield* probeListen(settings)
     if (Option.isNone(settings.database.url)) yield* holdDataFolder(settings.database.dataDir)
     return yield* serve(settings)
   }).pipe(Effect.provide(Layer.merge(loggerFor(settings.log), tracingFor(settings.tracing))))

@@ -10,7 +10,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { AccountAdmin, PersistenceError } from "@verbatim/core"
 import type { Errors } from "@verbatim/domain"
-import { Console, Effect } from "effect"
+import { type LogSettings, notice } from "@verbatim/runtime"
+import { Effect } from "effect"
 
 export const seedAccountName = "Development"
 export const seedPlan = "pro" as const
@@ -105,9 +106,45 @@ export const describeSeed = (outcome: SeedOutcome, baseUrl: string): string => {
   }
 }
 
-/** Seeds (when `enabled`) and tells the operator how to get a key. */
+/**
+ * The seed's report as one JSON log line: a message of one line and its fields. The key is a field
+ * of the `Seeded` line, written this once (a deployment whose logs are shipped sets
+ * VERBATIM_SEED=false and issues keys with `pnpm admin`).
+ */
+export const seedLine = (
+  outcome: SeedOutcome
+): { readonly message: string; readonly fields: Record<string, unknown> } => {
+  switch (outcome._tag) {
+    case "Seeded":
+      return {
+        message: `Seeded a development account (${seedPlan} plan, ${seedCredits} credits); its API key, shown this once (only a hash is stored), is the key field`,
+        fields: { account: outcome.accountId, key: outcome.key }
+      }
+    case "Exists":
+      return {
+        message: `Development account ${outcome.accountId} exists; its key is not shown again. A new one: pnpm admin keys issue --account ${outcome.accountId}`,
+        fields: { account: outcome.accountId }
+      }
+    case "Skipped":
+      return { message: describeSeed(outcome, ""), fields: { accounts: outcome.accounts } }
+    case "Off":
+      return {
+        message:
+          outcome.accounts > 0
+            ? describeSeed(outcome, "")
+            : "The database holds no account yet (VERBATIM_SEED=false). Create one with the same database settings (DATABASE_URL): pnpm admin accounts create --name 'Me' --plan pro --credits 1000, then pnpm admin keys issue --account <its id>",
+        fields: { accounts: outcome.accounts }
+      }
+  }
+}
+
+/** Seeds (when `enabled`) and tells the operator how to get a key, as text or as one JSON log line. */
 export const seedAndReport = (
   baseUrl: string,
-  enabled = true
+  enabled: boolean,
+  log: LogSettings
 ): Effect.Effect<void, Errors.ApiError | PersistenceError, AccountAdmin | SqlClient.SqlClient> =>
-  Effect.flatMap(enabled ? seed : unseeded, (outcome) => Console.log(describeSeed(outcome, baseUrl)))
+  Effect.flatMap(enabled ? seed : unseeded, (outcome) => {
+    const line = seedLine(outcome)
+    return notice(log, describeSeed(outcome, baseUrl), line.message, line.fields)
+  })

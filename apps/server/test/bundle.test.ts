@@ -2,10 +2,21 @@
  * The server bundle (`scripts/bundle.mjs`, what `pnpm start` runs): the modules it loads at start
  * leave out what a server on PostgreSQL never runs (PGlite, `ws`, `fast-check`), and the stand-ins
  * of `ws` and `fast-check` (`scripts/bundle-externals.mjs`) load their package at the first use and
- * then behave as it does.
+ * then behave as it does. Built once: `--if-changed` (what the commands run before node) rebuilds
+ * only when a source changed, and never under `NODE_ENV=production`.
  */
-import { execFileSync } from "node:child_process"
-import { readdirSync, readFileSync, rmSync } from "node:fs"
+import { execFileSync, spawnSync } from "node:child_process"
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync
+} from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { bundledServer, repositoryRoot } from "./server-process.js"
@@ -105,4 +116,68 @@ describe("the server bundle", () => {
       rmSync(dir, { recursive: true, force: true })
     }
   }, 60_000)
+})
+
+describe("built once", () => {
+  const workerBundle = join(repositoryRoot, "apps", "worker", "dist", "worker.mjs")
+  /** `node scripts/bundle.mjs --if-changed worker`, as `pnpm worker` runs it before node. */
+  const check = (env: Record<string, string> = {}) =>
+    execFileSync(process.execPath, ["scripts/bundle.mjs", "--if-changed", "worker"], {
+      cwd: repositoryRoot,
+      env: { ...process.env, ...env },
+      encoding: "utf8"
+    })
+  /** The bundle file's identity: every build writes a new file and renames it into place. */
+  const identity = () => statSync(workerBundle).ino
+
+  it("does not rebuild when nothing changed, rebuilds when a source is touched, never in production", () => {
+    check()
+    const built = identity()
+    check()
+    expect(identity()).toBe(built)
+    const source = join(repositoryRoot, "apps", "worker", "src", "main.ts")
+    const touch = () => {
+      const later = new Date(Math.max(Date.now(), statSync(source).mtimeMs + 2_000))
+      utimesSync(source, later, later)
+    }
+    touch()
+    check({ NODE_ENV: "production" })
+    expect(identity()).toBe(built)
+    check()
+    const rebuilt = identity()
+    expect(rebuilt).not.toBe(built)
+    check()
+    expect(identity()).toBe(rebuilt)
+    // A workspace package the worker imports counts as a source too.
+    const shared = join(repositoryRoot, "packages", "domain", "src", "index.ts")
+    const at = new Date(statSync(shared).mtimeMs + 2_000)
+    utimesSync(shared, at, at)
+    check()
+    expect(identity()).not.toBe(rebuilt)
+  }, 120_000)
+
+  it("with NODE_ENV=production, a missing bundle stops the start with a line saying how to build it", () => {
+    // The script in an empty checkout: nothing built there, and production never builds.
+    const checkout = mkdtempSync(join(tmpdir(), "verbatim-unbuilt-"))
+    try {
+      mkdirSync(join(checkout, "scripts"))
+      copyFileSync(join(repositoryRoot, "scripts", "bundle.mjs"), join(checkout, "scripts", "bundle.mjs"))
+      const run = (args: ReadonlyArray<string>) =>
+        spawnSync(process.execPath, [join(checkout, "scripts", "bundle.mjs"), ...args], {
+          env: { ...process.env, NODE_ENV: "production" },
+          encoding: "utf8"
+        })
+      const start = run(["--if-changed", "server"])
+      expect(start.status).toBe(1)
+      expect(start.stderr).toMatch(
+        /apps\/server\/dist\/server\.mjs is missing and NODE_ENV=production never builds/
+      )
+      // A production install (the postinstall) builds nothing and succeeds.
+      const install = run(["--install", "all"])
+      expect(install.status).toBe(0)
+      expect(readdirSync(checkout)).toEqual(["scripts"])
+    } finally {
+      rmSync(checkout, { recursive: true, force: true })
+    }
+  })
 })

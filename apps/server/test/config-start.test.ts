@@ -2,7 +2,8 @@
  * A start with a setting that cannot work stops at once, with one message naming the variable and
  * what it expects, and prints no API key: the real `pnpm start` process, as an operator runs it.
  */
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, readdirSync } from "node:fs"
+import { type AddressInfo, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
@@ -61,4 +62,24 @@ describe("a start with a setting that cannot work", () => {
     },
     90_000
   )
+
+  it("a PORT in use stops the start before the database starts, naming PORT", async () => {
+    const busy = createServer()
+    const port = await new Promise<number>((resolve) =>
+      busy.listen(0, "127.0.0.1", () => resolve((busy.address() as AddressInfo).port))
+    )
+    try {
+      const dataDir = mkdtempSync(join(tmpdir(), "verbatim-start-"))
+      const server = startServer({ VERBATIM_DATA_DIR: dataDir, PORT: String(port) })
+      const code = await server.exited
+      expect(code, server.output()).not.toBe(0)
+      expect(server.output()).toContain(
+        `Verbatim cannot run: PORT: ${port} is already in use by another process (EADDRINUSE); stop it, or set PORT to a free port`
+      )
+      // The embedded database was never opened: its folder is as the test made it, empty.
+      expect(readdirSync(dataDir)).toEqual([])
+    } finally {
+      busy.close()
+    }
+  }, 90_000)
 })

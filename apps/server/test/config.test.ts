@@ -57,6 +57,7 @@ describe("ServerConfig", () => {
     [{ DATABASE_POOL_MAX: "0" }, "DATABASE_POOL_MAX"],
     [{ DATABASE_URL: "garbage" }, "DATABASE_URL"],
     [{ DATABASE_URL: "http://db.example:5432/verbatim" }, "DATABASE_URL"],
+    [{ REDIS_URL: "http://127.0.0.1:6379" }, "REDIS_URL"],
     [{ DATABASE_CONNECT_TIMEOUT_MS: "0" }, "DATABASE_CONNECT_TIMEOUT_MS"],
     [{ DATABASE_STATEMENT_TIMEOUT_MS: "soon" }, "DATABASE_STATEMENT_TIMEOUT_MS"]
   ])("a bad value stops the start with a message naming the variable: %j", (env, variable) => {
@@ -72,6 +73,18 @@ describe("ServerConfig", () => {
     [
       { DATABASE_URL: "http://db.example:5432/verbatim" },
       "invalid setting: DATABASE_URL must start with postgres:// or postgresql:// (not http://), such as postgres://user:password@host:5432/database"
+    ],
+    [
+      { REDIS_URL: "http://:secret@cache.example:6379" },
+      "invalid setting: REDIS_URL must start with redis:// or rediss:// (not http://), such as redis://host:6379/0 (or rediss:// for TLS)"
+    ],
+    [
+      { REDIS_URL: "localhost:6379" },
+      "invalid setting: REDIS_URL must start with redis:// or rediss:// (not localhost://), such as redis://host:6379/0 (or rediss:// for TLS)"
+    ],
+    [
+      { REDIS_URL: "cache" },
+      "invalid setting: REDIS_URL must be a Redis URL such as redis://host:6379/0 (or rediss:// for TLS)"
     ]
   ])("the message says what the variable expects, on one line: %j", (env, message) => {
     expect(failure(env)).toBe(message)
@@ -194,7 +207,7 @@ describe("log settings", () => {
         .split("\n")
         .map((line) => JSON.parse(line) as { msg: string; level: string })
     ).toEqual([
-      expect.objectContaining({ msg: "heard", level: "warn" }),
+      expect.objectContaining({ msg: "heard", level: "warning" }),
       expect.objectContaining({ msg: "also heard", level: "error" })
     ])
   })

@@ -35,9 +35,18 @@ const stop = async (server: ServerProcess) => {
 describe.runIf(databaseUrl !== "")("the first start on PostgreSQL", () => {
   it("seeds the empty database once and prints the key once, when two servers start together", async () => {
     const database = await emptyDatabase()
+    // As on a terminal (the readable report, with its curl example); JSON lines: log-lines.test.ts.
     const servers = [
-      startServer({ DATABASE_URL: database.url, PORT: String(await freePort()) }),
-      startServer({ DATABASE_URL: database.url, PORT: String(await freePort()) })
+      startServer({
+        DATABASE_URL: database.url,
+        PORT: String(await freePort()),
+        VERBATIM_LOG_FORMAT: "pretty"
+      }),
+      startServer({
+        DATABASE_URL: database.url,
+        PORT: String(await freePort()),
+        VERBATIM_LOG_FORMAT: "pretty"
+      })
     ]
     try {
       const outputs = await Promise.all(
@@ -90,7 +99,7 @@ describe.runIf(databaseUrl !== "")("the first start on PostgreSQL", () => {
     try {
       const output = await server.waitFor(/pnpm admin keys issue/, 90_000)
       expect(output).toContain("The database holds no account yet (VERBATIM_SEED=false)")
-      expect(output).toContain('pnpm admin accounts create --name "Me" --plan pro --credits 1000')
+      expect(output).toMatch(/pnpm admin accounts create --name ["']Me["'] --plan pro --credits 1000/)
       expect(printedKey(output)).toBeUndefined()
     } finally {
       await stop(server)

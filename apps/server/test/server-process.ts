@@ -23,12 +23,13 @@ export interface ServerProcess {
 let bundled = false
 
 /**
- * `node scripts/bundle.mjs server` (what `pnpm start` runs first), once per test process; then the
- * node arguments that `pnpm start` ends with (`exec node <options> apps/server/dist/server.mjs`).
+ * `node scripts/bundle.mjs --if-changed server` (what `pnpm start` runs first: a build only when
+ * the sources changed), once per test process; then the node arguments that `pnpm start` ends with
+ * (`exec node <options> apps/server/dist/server.mjs`).
  */
 export const bundledServer = (): ReadonlyArray<string> => {
   if (!bundled) {
-    execFileSync(process.execPath, ["scripts/bundle.mjs", "server"], {
+    execFileSync(process.execPath, ["scripts/bundle.mjs", "--if-changed", "server"], {
       cwd: repositoryRoot,
       stdio: "inherit"
     })

@@ -6,7 +6,9 @@
  * match) is run once more, then fails the translation with `TranslationFailed`.
  *
  * The texts go in and out through temporary files (Apertium opens `/dev/stdin`, which a socket
- * cannot be).
+ * cannot be), in a folder named with the owner's process id: a later start removes it if this
+ * process was killed before it could (`@verbatim/processes`). A run is `bound` to this process: the
+ * script and the pipeline it starts die with it, even on SIGKILL.
  *
  * `supports` reads the installed modes (`apertium -l`, cached for a minute): a pair without a mode
  * is refused naming the pair, the engine and the installed modes; without Apertium, naming how to
@@ -17,6 +19,7 @@ import type { PlatformError } from "@effect/platform/Error"
 import { NodeContext } from "@effect/platform-node"
 import { TranslationFailed, type TranslationInput, TranslationUnsupported, Translator } from "@verbatim/core"
 import { type Language, Translation } from "@verbatim/domain"
+import { bound, ownedTempPrefix, setprivWrapper } from "@verbatim/processes"
 import { Clock, type ConfigError, Duration, Effect, Layer } from "effect"
 import { ApertiumConfig, type ApertiumSettings } from "./config.js"
 import { modeFor, parseModes } from "./pairs.js"
@@ -58,6 +61,8 @@ export const make = Effect.fn("Apertium.make")(function* (
   const executor = yield* CommandExecutor.CommandExecutor
   const fs = yield* FileSystem.FileSystem
   const permits = yield* Effect.makeSemaphore(settings.concurrency)
+  // A run and the pipeline it starts die with this process, even when it is SIGKILLed.
+  const setpriv = yield* setprivWrapper
 
   /** The installed modes, listed at most once a minute; empty when Apertium is not installed. */
   const listed = yield* Effect.cachedWithTTL(
@@ -101,12 +106,12 @@ export const make = Effect.fn("Apertium.make")(function* (
     Effect.gen(function* () {
       // Apertium reads its input from a file (it opens /dev/stdin, which fails on the socket node
       // gives a child as stdin) and writes its output to one.
-      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "verbatim-apertium-" })
+      const dir = yield* fs.makeTempDirectoryScoped({ prefix: ownedTempPrefix("apertium") })
       const input = `${dir}/in.txt`
       const output = `${dir}/out.txt`
       yield* fs.writeFileString(input, `${chunk.pieces.map((p) => p.text).join("\n")}\n`)
       const exitCode = yield* Command.exitCode(
-        Command.make(settings.binary, "-u", direction, input, output)
+        Command.make(...bound(setpriv, settings.binary, ["-u", direction, input, output]))
       ).pipe(
         Effect.mapError((error) => `apertium could not be run: ${error.message}`),
         Effect.timeoutFail({

@@ -6,7 +6,9 @@
  * them (any common audio or video container) to `audio.wav`, whose length is the real duration;
  * the recogniser prints its words with their times; the words become segments split at pauses.
  * The directory is removed and every child process killed whenever the recognition ends: success,
- * failure, time limit or interruption. At most `concurrency` recognitions convert or recognise at
+ * failure, time limit or interruption. When the process itself dies without a chance to clean up
+ * (SIGKILL), its children die with it (`bound`: the kernel's parent-death signal) and the directory,
+ * named with the owner's process id, is removed by the next start (`sweepDeadTempFolders`). At most `concurrency` recognitions convert or recognise at
  * once (the input is read while waiting for a turn).
  *
  * Failures: the engine missing is `SpeechUnavailable` (with how to install it); an input the
@@ -28,6 +30,7 @@ import {
   SpeechUnavailable
 } from "@verbatim/core"
 import type { Asr } from "@verbatim/domain"
+import { bound, ownedTempPrefix, setprivWrapper } from "@verbatim/processes"
 import { Clock, type ConfigError, type Data, Duration, Effect, Layer, Option, Stream } from "effect"
 import { PocketsphinxConfig, type PocketsphinxSettings } from "./config.js"
 import { type Detection, detectIn, installHint, modelFiles } from "./detect.js"
@@ -115,6 +118,8 @@ export const make = Effect.fn("Pocketsphinx.make")(function* (settings: Pocketsp
   const path = yield* Path.Path
   const executor = yield* CommandExecutor.CommandExecutor
   const permits = yield* Effect.makeSemaphore(settings.concurrency)
+  // Children die with this process, even when it is SIGKILLed (`@verbatim/processes`).
+  const setpriv = yield* setprivWrapper
   const detection = yield* Effect.cachedWithTTL(detectIn(settings), detectionTtl)
 
   const first = yield* detection
@@ -149,10 +154,11 @@ export const make = Effect.fn("Pocketsphinx.make")(function* (settings: Pocketsp
   const convert = (converter: string, input: string, wav: string) =>
     run(
       Command.make(
-        converter,
-        ...["-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-i", input],
-        ...["-vn", "-sn", "-dn", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le"],
-        ...["-map_metadata", "-1", "-fflags", "+bitexact", "-flags:a", "+bitexact", "-f", "wav", wav]
+        ...bound(setpriv, converter, [
+          ...["-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-i", input],
+          ...["-vn", "-sn", "-dn", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le"],
+          ...["-map_metadata", "-1", "-fflags", "+bitexact", "-flags:a", "+bitexact", "-f", "wav", wav]
+        ])
       )
     ).pipe(
       Effect.mapError(notStarted(`the converter (${converter})`)),
@@ -206,9 +212,10 @@ export const make = Effect.fn("Pocketsphinx.make")(function* (settings: Pocketsp
     )
     return run(
       Command.make(
-        found.recogniser,
-        ...["-infile", wav, "-time", "yes", "-logfn", log],
-        ...["-hmm", files.hmm, "-lm", files.lm, "-dict", files.dict]
+        ...bound(setpriv, found.recogniser, [
+          ...["-infile", wav, "-time", "yes", "-logfn", log],
+          ...["-hmm", files.hmm, "-lm", files.lm, "-dict", files.dict]
+        ])
       )
     ).pipe(
       Effect.mapError(notStarted(`the recogniser (${found.recogniser})`)),
@@ -238,8 +245,8 @@ export const make = Effect.fn("Pocketsphinx.make")(function* (settings: Pocketsp
   const tempDir = fs
     .makeTempDirectoryScoped(
       Option.match(settings.tmpDir, {
-        onNone: () => ({ prefix: "verbatim-asr-" }),
-        onSome: (directory) => ({ prefix: "verbatim-asr-", directory })
+        onNone: () => ({ prefix: ownedTempPrefix("asr") }),
+        onSome: (directory) => ({ prefix: ownedTempPrefix("asr"), directory })
       })
     )
     .pipe(Effect.catchAll((e) => failedLogged(`no working directory for recognition: ${e.message}`, true)))

@@ -7,7 +7,9 @@
  * | PORT | 3000 | TCP port to listen on |
  * | HOST | 127.0.0.1 | address to listen on; 0.0.0.0 accepts other machines (containers) |
  */
-import { Config } from "effect"
+import { createServer } from "node:net"
+import { ServeError } from "@effect/platform/HttpServerError"
+import { Config, Effect } from "effect"
 
 export interface ServerAddress {
   readonly port: number
@@ -32,3 +34,18 @@ export const localServerUrl = (address: ServerAddress): string => {
         : address.host
   return `http://${host}:${address.port}`
 }
+
+/**
+ * Listens on the address and closes at once: a PORT in use or a HOST that is not this machine's
+ * fails here, as the HTTP server's own listen would (`ServeError`, described by `describeFailure`),
+ * before the start spends time on the database. The server listens for real later; a process that
+ * takes the port in between is reported then.
+ */
+export const probeListen = (address: ServerAddress): Effect.Effect<void, ServeError> =>
+  Effect.async<void, ServeError>((resume) => {
+    const server = createServer()
+    server.once("error", (cause) => resume(Effect.fail(new ServeError({ cause }))))
+    server.listen({ host: address.host, port: address.port, exclusive: true }, () =>
+      server.close(() => resume(Effect.void))
+    )
+  })

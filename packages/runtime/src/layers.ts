@@ -57,7 +57,7 @@ import { MemoryRateLimiter, MemoryWorkQueue, type RedisSettings } from "@verbati
 import { NodeAddressResolver, NodeWebhookSender } from "@verbatim/webhooks"
 import { defaultSettings, YouTubePlatform } from "@verbatim/youtube"
 import { Context, Effect, Layer, Option } from "effect"
-import { speechFor, storageFor } from "./media.js"
+import { leftoversSwept, speechFor, storageFor } from "./media.js"
 import { PkceHashLive } from "./oauth.js"
 import type { InfrastructureSettings, WorkSettings } from "./settings.js"
 import { ThemesFromConfig } from "./themes.js"
@@ -139,6 +139,7 @@ export const infrastructureFor = (settings: InfrastructureSettings, serverUrl = 
     Layer.succeed(WebhookAllowList, settings.work.allowedHosts),
     speechFor(settings.speech),
     translationFor(settings.translation ?? "auto"),
+    leftoversSwept,
     storageFor(
       settings.storage,
       Option.getOrElse(settings.publicUrl, () => serverUrl)

@@ -11,6 +11,7 @@
  * | VERBATIM_BLOB_SIGNING_KEY | a key file in the folder | without S3: the HMAC key of the signed URLs (32+ characters) |
  * | VERBATIM_PUBLIC_URL | the server's own address | the URL clients reach this server at (signed upload URLs start with it) |
  */
+import { tmpdir } from "node:os"
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { AssemblyAiSpeechToText } from "@verbatim/assemblyai"
@@ -29,6 +30,7 @@ import {
   PocketsphinxConfig,
   PocketsphinxSpeech
 } from "@verbatim/pocketsphinx"
+import { sweepDeadTempFolders } from "@verbatim/processes"
 import * as LocalBlobStore from "@verbatim/storage/local"
 import { Config, type ConfigError, Effect, Layer, Option, Redacted } from "effect"
 
@@ -75,6 +77,27 @@ export const speechFor = (engine: SpeechEngineName): Layer.Layer<SpeechToText, C
       }
     })
   )
+
+/**
+ * At start: the temporary folders of recognitions and translations whose process died without
+ * removing them (SIGKILL skips every finalizer), in the system's temporary folder and
+ * VERBATIM_POCKETSPHINX_TMPDIR. Each folder names its owner's process id and host
+ * (`@verbatim/processes`), so a live process's folders, here or on another host, are left alone.
+ */
+export const leftoversSwept: Layer.Layer<never, ConfigError.ConfigError> = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const settings = yield* PocketsphinxConfig
+    const removed = yield* sweepDeadTempFolders(
+      [tmpdir(), ...Option.toArray(settings.tmpDir)],
+      ["asr", "apertium"]
+    )
+    if (removed.length > 0) {
+      yield* Effect.logInfo(`removed ${removed.length} temporary folder(s) of processes that died`).pipe(
+        Effect.annotateLogs({ folders: removed })
+      )
+    }
+  })
+)
 
 export type StorageSettings =
   | {

@@ -35,7 +35,20 @@ import { demoCataloguePath } from "@verbatim/demo-platform"
 import { Webhook } from "@verbatim/domain"
 import { RedisConfig, type RedisSettings } from "@verbatim/queue/memory"
 import { YouTubeConfig, type YouTubeSettings } from "@verbatim/youtube"
-import { Cause, Config, ConfigError, Either, HashMap, Layer, List, Logger, LogLevel, Option } from "effect"
+import {
+  Cause,
+  Config,
+  ConfigError,
+  Console,
+  Effect,
+  Either,
+  HashMap,
+  Layer,
+  List,
+  Logger,
+  LogLevel,
+  Option
+} from "effect"
 import {
   PublicUrlConfig,
   SpeechEngineConfig,
@@ -229,7 +242,12 @@ export const LogConfig: Config.Config<LogSettings> = Config.all({
   )
 })
 
-const levelName = (level: LogLevel.LogLevel): string => level.label.toLowerCase()
+/**
+ * A level as JSON lines write it: the name `VERBATIM_LOG_LEVEL` takes for it (`warning`, where
+ * Effect's label is `WARN`), so a filter on the setting's names matches the lines.
+ */
+export const levelName = (level: LogLevel.LogLevel): string =>
+  level._tag === "Warning" ? "warning" : level.label.toLowerCase()
 
 const textOf = (message: unknown): string => {
   const parts = Array.isArray(message) ? message : [message]
@@ -329,6 +347,21 @@ const stdoutSink = (): ((line: string) => void) => {
   }
   return stdoutLines
 }
+
+/**
+ * A notice for the operator (the server's address, the development seed's report): whatever the
+ * least severe level, as `text` on a terminal (`pretty`: the lines as they are) or, in `json`, as
+ * one log line at `info` with `message` and `fields`, so every line on stdout is one JSON object.
+ */
+export const notice = (
+  settings: LogSettings,
+  text: string,
+  message: string,
+  fields: Record<string, unknown> = {}
+): Effect.Effect<void> =>
+  settings.format === "json"
+    ? Effect.logInfo(message).pipe(Effect.annotateLogs(fields), Logger.withMinimumLogLevel(LogLevel.All))
+    : Console.log(text)
 
 /** The process's logger: the format and the least severe level of the settings, written to stdout. */
 export const loggerFor = (settings: LogSettings): Layer.Layer<never> => {

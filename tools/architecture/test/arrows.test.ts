@@ -87,6 +87,12 @@ describe("dependency arrows", () => {
     ).toEqual([])
   })
 
+  it("processes (children bound to their parent, owned temporary folders) imports only effect and node", () => {
+    expect(
+      violations("packages/processes/src", (pkg) => pkg === "effect" || pkg.startsWith("node:"))
+    ).toEqual([])
+  })
+
   it("the api and the MCP tools reach the infrastructure only through core's ports", () => {
     const drivers = new Set([
       "pg",

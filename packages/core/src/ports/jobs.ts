@@ -57,6 +57,11 @@ export const JobRecord = Schema.Struct({
 })
 export interface JobRecord extends Schema.Schema.Type<typeof JobRecord> {}
 
+/** A job a claim took: the record, and the owner of the expired lease it took over (or null). */
+export interface ClaimedJob extends JobRecord {
+  readonly takenOverFrom: string | null
+}
+
 /** The fields every new job starts with when its kind needs nothing more. */
 export const jobDefaults = {
   payload: null,
@@ -170,7 +175,7 @@ export class Jobs extends Context.Tag("@verbatim/core/Jobs")<
      * held, done, not due, unknown or being taken by another worker at the same moment is left out
      * (never waited for), so two workers claiming the same ids never both get one.
      */
-    readonly claimMany: (claim: ClaimMany) => Effect.Effect<ReadonlyArray<JobRecord>, PersistenceError>
+    readonly claimMany: (claim: ClaimMany) => Effect.Effect<ReadonlyArray<ClaimedJob>, PersistenceError>
     /** Extends a lease the owner still holds; false when it was lost. */
     readonly extendLease: (claim: Claim) => Effect.Effect<boolean, PersistenceError>
     /** `extendLease` of several jobs in one step: the ids whose lease the owner still holds. */

@@ -30,6 +30,7 @@
 import { Webhook } from "@verbatim/domain"
 import {
   Cause,
+  Clock,
   Context,
   DateTime,
   Deferred,
@@ -40,6 +41,7 @@ import {
   type Fiber,
   FiberId,
   Layer,
+  LogLevel,
   Option,
   Random,
   type Scope
@@ -47,7 +49,7 @@ import {
 import type { PersistenceError } from "../errors.js"
 import { Accounts } from "../ports/accounts.js"
 import { IdempotencyKeys } from "../ports/idempotency.js"
-import { type JobKind, type JobRecord, Jobs } from "../ports/jobs.js"
+import { type ClaimedJob, type JobKind, type JobRecord, Jobs } from "../ports/jobs.js"
 import { Ledger } from "../ports/ledger.js"
 import { OAuthStore } from "../ports/oauth.js"
 import { Secrets } from "../ports/secrets.js"
@@ -271,11 +273,37 @@ const batching = { maxBatch: 64, parallel: 2 } as const
 /** A claimed job this process works on. */
 interface InHand {
   readonly job: JobRecord
+  /** When the job was claimed (epoch milliseconds): its log lines give the time since. */
+  readonly claimedAt: number
   /** The fiber running the job's handler, while it runs (the queue item's fiber: see `work`). */
   fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
   /** Why the handler was interrupted, when it was. */
   stop: Interrupted | undefined
 }
+
+/**
+ * A log line about a job in hand, with its id, kind and account, and the milliseconds since it was
+ * claimed (`duration_ms`): an aggregator follows each job through claim, completion, failure,
+ * retry, hand-back and lease takeover.
+ */
+const logJob = (
+  entry: InHand,
+  level: LogLevel.LogLevel,
+  message: string,
+  fields: Record<string, unknown> = {},
+  cause: Cause.Cause<unknown> = Cause.empty
+) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Effect.logWithLevel(level, message, cause).pipe(
+      Effect.annotateLogs({
+        "job.id": entry.job.id,
+        "job.kind": entry.job.kind,
+        "account.id": entry.job.accountId,
+        duration_ms: now - entry.claimedAt,
+        ...fields
+      })
+    )
+  )
 
 export const WorkerLive = Layer.scoped(
   Worker,
@@ -370,7 +398,7 @@ export const WorkerLive = Layer.scoped(
         ])
       })
 
-    const claim: Batcher<string, Option.Option<JobRecord>, PersistenceError> = yield* batcher(
+    const claim: Batcher<string, Option.Option<ClaimedJob>, PersistenceError> = yield* batcher(
       batching,
       (ids: ReadonlyArray<string>) =>
         Effect.gen(function* () {
@@ -381,7 +409,7 @@ export const WorkerLive = Layer.scoped(
             now,
             leaseMs: settings.leaseMs
           })
-          const byId = new Map<string, JobRecord>(claimed.map((job) => [job.id, job]))
+          const byId = new Map<string, ClaimedJob>(claimed.map((job) => [job.id, job]))
           // An id asked twice is given to the first asker only.
           return ids.map((id) => {
             const job = byId.get(id)
@@ -403,27 +431,36 @@ export const WorkerLive = Layer.scoped(
     )
 
     /** A job the worker could not finish as planned goes back, to run again once its lease is over. */
-    const failedUnexpectedly = (job: JobRecord, cause: Cause.Cause<unknown>) =>
-      Effect.logError(`job ${job.id} failed unexpectedly; handing it back`, cause).pipe(
-        Effect.zipRight(logged(`handing back job ${job.id}`, handBack(job, settings.leaseMs)))
+    const failedUnexpectedly = (entry: InHand, cause: Cause.Cause<unknown>) =>
+      logJob(
+        entry,
+        LogLevel.Error,
+        `job ${entry.job.id} failed unexpectedly; handing it back`,
+        {},
+        cause
+      ).pipe(
+        Effect.zipRight(logged(`handing back job ${entry.job.id}`, handBack(entry.job, settings.leaseMs)))
       )
 
     /**
      * Settles the job in the next batch, then `letGo` of it. A charge the balance no longer covers
      * fails the job instead, uncharged. Runs after the job's queue item is done: see `runJob`.
      */
-    const finish = (job: JobRecord, outcome: Outcome, at: DateTime.Utc, letGo: Effect.Effect<void>) =>
-      settle.submit({ job, outcome, at }, (result): Effect.Effect<void> => {
-        if (Exit.isFailure(result)) return Effect.ensuring(failedUnexpectedly(job, result.cause), letGo)
+    const finish = (entry: InHand, outcome: Outcome, at: DateTime.Utc, letGo: Effect.Effect<void>) =>
+      settle.submit({ job: entry.job, outcome, at }, (result): Effect.Effect<void> => {
+        if (Exit.isFailure(result)) return Effect.ensuring(failedUnexpectedly(entry, result.cause), letGo)
         const settled = result.value
         if (Either.isLeft(settled)) {
           const { required, balance } = settled.left
           const error = `this needs ${required} credits and the balance is ${balance}`
-          return finish(job, { _tag: "Failed", error }, at, letGo)
+          return finish(entry, { _tag: "Failed", error }, at, letGo)
         }
-        return Option.isNone(settled.right)
-          ? Effect.ensuring(Effect.logWarning(`job ${job.id}: lease lost before settling`), letGo)
-          : letGo
+        const logged = Option.isNone(settled.right)
+          ? logJob(entry, LogLevel.Warning, `job ${entry.job.id}: lease lost before settling`)
+          : outcome._tag === "Failed"
+            ? logJob(entry, LogLevel.Warning, `job ${entry.job.id} failed`, { error: outcome.error })
+            : logJob(entry, LogLevel.Info, `job ${entry.job.id} completed`, { outcome: outcome._tag })
+        return Effect.ensuring(logged, letGo)
       })
 
     /**
@@ -439,10 +476,10 @@ export const WorkerLive = Layer.scoped(
           const handler = handlers.get(job.kind)
           if (handler === undefined) {
             const error = `this server cannot run ${job.kind} jobs`
-            return yield* finish(job, { _tag: "Failed", error }, yield* DateTime.now, letGo)
+            return yield* finish(entry, { _tag: "Failed", error }, yield* DateTime.now, letGo)
           }
           if (graceOver) {
-            yield* Effect.logInfo(`job ${job.id}: shutting down, handing it back`)
+            yield* logJob(entry, LogLevel.Info, `job ${job.id}: shutting down, handing it back`)
             return yield* Effect.ensuring(handBack(job, 0), letGo)
           }
           const exit = yield* Effect.withFiberRuntime<Exit.Exit<WorkResult>>((self) => {
@@ -452,22 +489,31 @@ export const WorkerLive = Layer.scoped(
           entry.fiber = undefined
           if (Exit.isFailure(exit)) {
             if (entry.stop?._tag === "LeaseLost") {
-              yield* Effect.logWarning(`job ${job.id}: lease lost while working; another worker has it`)
+              yield* logJob(
+                entry,
+                LogLevel.Warning,
+                `job ${job.id}: lease lost while working; another worker has it`
+              )
               return yield* letGo
             }
             if (entry.stop?._tag === "Stopping" || Cause.isInterruptedOnly(exit.cause)) {
-              yield* Effect.logInfo(`job ${job.id}: shutting down, handing it back`)
+              yield* logJob(entry, LogLevel.Info, `job ${job.id}: shutting down, handing it back`)
               return yield* Effect.ensuring(handBack(job, 0), letGo)
             }
-            return yield* Effect.ensuring(failedUnexpectedly(job, exit.cause), letGo)
+            return yield* Effect.ensuring(failedUnexpectedly(entry, exit.cause), letGo)
           }
           const result = exit.value
-          if (result._tag !== "Retry") return yield* finish(job, result, yield* DateTime.now, letGo)
+          if (result._tag !== "Retry") return yield* finish(entry, result, yield* DateTime.now, letGo)
           if (job.attempts >= settings.maxAttempts) {
-            return yield* finish(job, { _tag: "Failed", error: result.error }, yield* DateTime.now, letGo)
+            return yield* finish(entry, { _tag: "Failed", error: result.error }, yield* DateTime.now, letGo)
           }
+          yield* logJob(entry, LogLevel.Info, `job ${job.id} will be retried`, {
+            error: result.error,
+            attempt: job.attempts,
+            retry_in_ms: result.afterMs
+          })
           return yield* Effect.ensuring(handBack(job, result.afterMs), letGo)
-        }).pipe(Effect.catchAllCause((cause) => Effect.ensuring(failedUnexpectedly(job, cause), letGo)))
+        }).pipe(Effect.catchAllCause((cause) => Effect.ensuring(failedUnexpectedly(entry, cause), letGo)))
       )
 
     // The settles still running when the worker closes are waited for (added after the batchers, so
@@ -482,9 +528,20 @@ export const WorkerLive = Layer.scoped(
           if (inHand.has(id)) return
           const claimed = yield* claim.request(id)
           if (Option.isNone(claimed)) return
-          const job = claimed.value
-          const entry: InHand = { job, fiber: undefined, stop: undefined }
+          const { takenOverFrom, ...job } = claimed.value
+          const entry: InHand = {
+            job,
+            claimedAt: yield* Clock.currentTimeMillis,
+            fiber: undefined,
+            stop: undefined
+          }
           inHand.set(job.id, entry)
+          yield* takenOverFrom === null
+            ? logJob(entry, LogLevel.Info, `job ${job.id} claimed`, { attempt: job.attempts })
+            : logJob(entry, LogLevel.Warning, `job ${job.id} taken over from an expired lease`, {
+                attempt: job.attempts,
+                "lease.previous_owner": takenOverFrom
+              })
           // The outcome is settled in the background, in a batch with the jobs that finish beside it:
           // the queue item is done and its slot free for the next job meanwhile. The job stays in hand
           // (its lease kept alive) until it is settled; if this process dies first, the lease expires

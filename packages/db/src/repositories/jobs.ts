@@ -46,6 +46,9 @@ export const JobRow = Schema.Struct({
   completedAt: Schema.NullOr(Timestamp)
 })
 
+/** A claimed `jobs` row, with the owner of the expired lease it took over (null when it was free). */
+const ClaimedRow = Schema.Struct({ ...JobRow.fields, takenOverFrom: Schema.NullOr(Schema.String) })
+
 const RunnableRow = Schema.Struct({
   id: Ids.JobId,
   kind: JobRecord.fields.kind,
@@ -217,19 +220,21 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
 
   // Rows another transaction holds (it is taking or settling the job) are skipped: two workers
   // claiming overlapping ids neither wait for each other nor both get one.
+  // `locked` holds the rows as they were before the update: an expired lease's owner is the worker
+  // whose job this claim takes over.
   const claimSome = SqlSchema.findAll({
     Request: LeasesRequest,
-    Result: JobRow,
+    Result: ClaimedRow,
     execute: ({ ids, owner, now, until }) =>
       sql`WITH locked AS MATERIALIZED (
-          SELECT id, status, next_run_at, lease_expires_at FROM jobs WHERE id = ANY(${ids}::uuid[])
+          SELECT id, status, next_run_at, lease_expires_at, lease_owner FROM jobs WHERE id = ANY(${ids}::uuid[])
           ORDER BY id FOR NO KEY UPDATE SKIP LOCKED
         )
         UPDATE jobs SET lease_owner = ${owner}, lease_expires_at = ${until}, attempts = attempts + 1,
           started_at = coalesce(started_at, ${now}), updated_at = ${now}
         WHERE id IN (SELECT id FROM locked WHERE status = 'processing'
           AND (next_run_at IS NULL OR next_run_at <= ${now}) AND (lease_expires_at IS NULL OR lease_expires_at <= ${now}))
-        RETURNING ${columns}`
+        RETURNING ${columns}, (SELECT l.lease_owner FROM locked l WHERE l.id = jobs.id) AS taken_over_from`
   })
 
   const extendSome = SqlSchema.findAll({

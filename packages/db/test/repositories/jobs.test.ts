@@ -399,8 +399,29 @@ describeEachDatabase(
         expect(claimed.map((j) => [j.id, j.leaseOwner, j.attempts, j.startedAt])).toEqual([
           [free.id, "a", 1, now]
         ])
-        expect(claimed[0]).toEqual(Option.getOrThrow(yield* jobs.find(free.id)))
+        expect(claimed[0]).toEqual({ ...Option.getOrThrow(yield* jobs.find(free.id)), takenOverFrom: null })
         expect(yield* jobs.claimMany({ ids: [], owner: "a", now, leaseMs: 1000 })).toEqual([])
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect("claimMany names the owner of an expired lease it takes over; a handed-back job has none", () =>
+      Effect.gen(function* () {
+        const { jobs } = yield* repositories
+        const account = yield* newAccount()
+        const now = at("2026-10-03T12:00:00.000Z")
+        const [dead, handedBack] = yield* Effect.all([processingJob(account.id), processingJob(account.id)])
+        const first = yield* jobs.claimMany({ ids: [dead.id, handedBack.id], owner: "a", now, leaseMs: 1000 })
+        expect(first.map((j) => j.takenOverFrom)).toEqual([null, null])
+        yield* jobs.release(handedBack.id, "a", now)
+        const later = DateTime.add(now, { seconds: 2 })
+        const second = yield* jobs.claimMany({
+          ids: [dead.id, handedBack.id],
+          owner: "b",
+          now: later,
+          leaseMs: 1000
+        })
+        const from = Object.fromEntries(second.map((j) => [j.id, [j.takenOverFrom, j.leaseOwner]]))
+        expect(from).toEqual({ [dead.id]: ["a", "b"], [handedBack.id]: [null, "b"] })
       }).pipe(Effect.provide(RepositoriesLive))
     )
 

@@ -7,7 +7,9 @@
  * - a job whose lease is lost while its handler runs is interrupted by the heartbeat and writes
  *   nothing: the new holder settles it;
  * - closing the worker waits for the settles in flight: nothing is left processing in its hands;
- * - reconciling sweeps expired idempotency keys and OAuth codes and tokens, never live ones, and day-old unused clients.
+ * - reconciling sweeps expired idempotency keys and OAuth codes and tokens, never live ones, and day-old unused clients;
+ * - each job's claim, completion, failure, retry and lease takeover is logged with its id, kind,
+ *   account and the time since it was claimed.
  */
 import { randomUUID } from "node:crypto"
 import { expect, layer } from "@effect/vitest"
@@ -22,7 +24,7 @@ import {
   WorkQueue
 } from "@verbatim/core"
 import type { Ids } from "@verbatim/domain"
-import { DateTime, Duration, Effect, Logger, Option } from "effect"
+import { DateTime, Duration, Effect, HashMap, Logger, Option } from "effect"
 import { eventually, runWorker, testJob, testWorkSettings, workerOn } from "../../src/index.js"
 import {
   accountWithKey,
@@ -259,5 +261,83 @@ layer(useCasesLayer(), suiteOptions)("the worker on the production wiring", (it)
         expect(Option.isSome(yield* store.client(newUnused))).toBe(true)
         expect(Option.isSome(yield* store.client(clientId))).toBe(true)
       })
+  )
+
+  it.effect(
+    "logs each job's claim, completion, failure, retry and lease takeover with its id, kind, account and duration",
+    () =>
+      Effect.gen(function* () {
+        const lifecycle = yield* JobLifecycle
+        const jobs = yield* Jobs
+        const account = yield* createAccount({ credits: 100 })
+        const create = (payload: Record<string, unknown>) =>
+          Effect.flatMap(testJob({ accountId: account.id, payload }), (job) => lifecycle.create(job))
+        const completes = yield* create({ credits: 1 })
+        const fails = yield* create({ fail: "it broke" })
+        const retries = yield* create({ retry_until_attempt: 2 })
+        const orphan = yield* create({})
+        // A worker that died holding the job: its lease runs out and this worker takes the job over.
+        yield* jobs.claim({ id: orphan.id, owner: "dead-worker", now: yield* DateTime.now, leaseMs: 1 })
+        const lines: Array<{ level: string; msg: string; fields: Record<string, unknown> }> = []
+        const collect = Logger.make(({ logLevel, message, annotations }) => {
+          lines.push({
+            level: logLevel.label,
+            msg: (Array.isArray(message) ? message : [message]).map(String).join(" "),
+            fields: Object.fromEntries(HashMap.toEntries(annotations))
+          })
+        })
+        yield* Effect.scoped(
+          Effect.zipRight(runWorker, allFinished([completes.id, fails.id, retries.id, orphan.id]))
+        ).pipe(Effect.provide(workers(4)), Effect.provide(Logger.replace(Logger.defaultLogger, collect)))
+        const about = (job: JobRecord, msg: string) =>
+          lines.filter((line) => line.fields["job.id"] === job.id && line.msg === `job ${job.id} ${msg}`)
+        const shape = { "job.kind": "test.delay", "account.id": account.id, duration_ms: expect.any(Number) }
+        expect(about(completes, "claimed")).toEqual([
+          {
+            level: "INFO",
+            msg: `job ${completes.id} claimed`,
+            fields: { ...shape, "job.id": completes.id, attempt: 1 }
+          }
+        ])
+        expect(about(completes, "completed")).toEqual([
+          {
+            level: "INFO",
+            msg: `job ${completes.id} completed`,
+            fields: { ...shape, "job.id": completes.id, outcome: "Completed" }
+          }
+        ])
+        expect(about(fails, "failed")).toEqual([
+          {
+            level: "WARN",
+            msg: `job ${fails.id} failed`,
+            fields: { ...shape, "job.id": fails.id, error: "it broke" }
+          }
+        ])
+        expect(about(retries, "will be retried")).toEqual([
+          {
+            level: "INFO",
+            msg: `job ${retries.id} will be retried`,
+            fields: {
+              ...shape,
+              "job.id": retries.id,
+              attempt: 1,
+              retry_in_ms: 0,
+              error: "attempt 1 asked to retry"
+            }
+          }
+        ])
+        expect(about(retries, "claimed").map((line) => line.fields.attempt)).toEqual([1, 2])
+        expect(about(retries, "completed")).toHaveLength(1)
+        expect(about(orphan, "taken over from an expired lease")).toEqual([
+          {
+            level: "WARN",
+            msg: `job ${orphan.id} taken over from an expired lease`,
+            fields: { ...shape, "job.id": orphan.id, attempt: 2, "lease.previous_owner": "dead-worker" }
+          }
+        ])
+        expect(about(orphan, "claimed")).toEqual([])
+        expect(about(orphan, "completed")).toHaveLength(1)
+      }),
+    60_000
   )
 })
