@@ -9,10 +9,15 @@
  * Node's `requestTimeout` (300 s by default) would end every signed PUT after five minutes, whatever
  * its size: it is set to the longest PUT the upload pace allows (the largest upload at the minimum
  * rate) plus the head's time, so that the PUT's own bound (`MediaUploads.receive`, derived from its
- * signed size) always answers first, with its own 408.
+ * signed size) always answers first, with its own 408. Every other request with a body must be
+ * whole within `bodyTimeoutMs` (300 s, node's old bound): a plain timer per such request, cleared
+ * when it ends or is answered, answers 408 `request_timeout` with the error body and closes the
+ * connection. (An `Effect.timeoutFail` around each body read did the same at a quarter of owned
+ * POST /transcribe's throughput, `bench:ab`.)
  */
-import { createServer, type Server, STATUS_CODES } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
+import { isSignedPut } from "@verbatim/api"
 import { defaultUploadPace, longestPutMillis, type UploadPaceSettings } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
 
@@ -35,6 +40,9 @@ export const maxHeadBytes = 16 * 1024
 /** Node's default `headersTimeout`. */
 export const defaultHeadersTimeoutMs = 60_000
 
+/** How long a request other than a signed PUT may take to arrive whole: node's old `requestTimeout`. */
+export const defaultBodyTimeoutMs = 300_000
+
 export interface NodeServerOptions {
   /** How long a request head may take to arrive (node's `headersTimeout`; default 60 s). */
   readonly headersTimeoutMs?: number | undefined
@@ -42,6 +50,31 @@ export interface NodeServerOptions {
   readonly checkEveryMs?: number | undefined
   /** The pace signed PUTs are held to (default core's `defaultUploadPace`): node's `requestTimeout` follows it. */
   readonly uploadPace?: UploadPaceSettings | undefined
+  /** How long any other request's body may take to arrive (default `defaultBodyTimeoutMs`; tests shorten it). */
+  readonly bodyTimeoutMs?: number | undefined
+}
+
+/** Whether a request carries a body to wait for (a length above 0, or chunks). */
+const hasBody = (request: IncomingMessage): boolean =>
+  request.headers["transfer-encoding"] !== undefined ||
+  (request.headers["content-length"] !== undefined && request.headers["content-length"] !== "0")
+
+/**
+ * Bounds the arrival of a request's body (not a signed PUT's, which has its own bound): past
+ * `timeoutMs` without the whole body, 408 `request_timeout` with the error body, connection closed.
+ */
+const boundBody = (timeoutMs: number) => (request: IncomingMessage, response: ServerResponse) => {
+  if (!hasBody(request) || isSignedPut(request.method ?? "", request.url ?? "")) return
+  const timer = setTimeout(() => {
+    if (request.complete || response.headersSent) return
+    reply(request.socket, "request_timeout", `The request body did not arrive within ${timeoutMs / 1000} s`, {
+      body_timeout_ms: timeoutMs
+    })
+  }, timeoutMs)
+  const clear = () => clearTimeout(timer)
+  request.once("end", clear)
+  request.once("close", clear)
+  response.once("finish", clear)
 }
 
 /** Node's `requestTimeout`: the longest signed PUT, plus the time its head may take. */
@@ -55,6 +88,7 @@ export const makeNodeServer = (options: NodeServerOptions = {}): Server => {
     ...(options.headersTimeoutMs === undefined ? {} : { headersTimeout: options.headersTimeoutMs }),
     ...(options.checkEveryMs === undefined ? {} : { connectionsCheckingInterval: options.checkEveryMs })
   })
+  server.on("request", boundBody(options.bodyTimeoutMs ?? defaultBodyTimeoutMs))
   server.on("clientError", (error: Error & { code?: string }, socket: Duplex) => {
     if (!socket.writable || error.code === "ECONNRESET") {
       socket.destroy()

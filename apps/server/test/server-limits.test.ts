@@ -93,3 +93,49 @@ describe("a request head that never completes", () => {
     }
   })
 })
+
+describe("a request body that never completes", () => {
+  const withServer = async (run: (port: number) => Promise<void>) => {
+    const server = makeNodeServer({ bodyTimeoutMs: 300 })
+    // The app reads the whole body, then answers (as the JSON routes and a signed PUT do).
+    server.on("request", (request, response) => {
+      request.on("data", () => {})
+      request.on("end", () => response.end("{}"))
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    try {
+      const address = server.address()
+      await run(typeof address === "object" && address !== null ? address.port : 0)
+    } finally {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+
+  it("answers 408 request_timeout with the error body once the body time passes; a whole body is answered", () =>
+    withServer(async (port) => {
+      const head = (path: string, method = "POST") =>
+        `${method} ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`
+      const stalled = parse(await rawExchange(port, `${head("/api/v2/transcribe")}{"video":`))
+      expect(stalled.status).toBe(408)
+      expectErrorBody(stalled.body, "request_timeout")
+      expect(stalled.body).toMatchObject({ details: { body_timeout_ms: 300 } })
+      // A whole body is answered by the app (the timer is cleared, the connection kept).
+      const whole = await rawExchange(
+        port,
+        `${head("/api/v2/transcribe")}${" ".repeat(100)}`.replace("HTTP/1.1", "HTTP/1.0"),
+        5_000
+      )
+      expect(whole.split(" ")[1]).toBe("200")
+      // A signed PUT has its own bound (its size at the minimum rate), not this one.
+      const put = await rawExchange(
+        port,
+        `${head("/api/v2/uploads/files/token", "PUT")}0123456789`,
+        1_000
+      ).then(
+        (answer) => answer,
+        (error: Error) => error.message
+      )
+      expect(put).toContain("no answer within 1000 ms")
+    }))
+})

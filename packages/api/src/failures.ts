@@ -26,18 +26,6 @@ export const bodyTooLargeFor = (limit: number): Errors.ApiError =>
 
 export const bodyTooLarge: Errors.ApiError = bodyTooLargeFor(maxBodyBytes)
 
-/**
- * How long a JSON body (at most `maxBodyBytes`) may take to arrive: node's old `requestTimeout`,
- * which now waits for the longest upload PUT instead (`apps/server` node-server.ts).
- */
-export const bodyTimeoutMs = 300_000
-
-export const bodyTimedOut: Errors.ApiError = Errors.apiError(
-  "request_timeout",
-  `The request body did not arrive within ${bodyTimeoutMs / 1000} s`,
-  { body_timeout_ms: bodyTimeoutMs }
-)
-
 /** The deepest nesting of arrays and objects accepted in a request body. */
 export const maxJsonDepth = 64
 

@@ -15,7 +15,7 @@ import {
 } from "@effect/platform"
 import { storableInput } from "@verbatim/core"
 import { Api, type Errors } from "@verbatim/domain"
-import { Cause, Duration, Effect, Layer, Option } from "effect"
+import { Cause, Effect, Layer, Option } from "effect"
 import { VerbatimApi } from "./api.js"
 import { basePath } from "./base.js"
 import { boundedBody, declaresTooLarge } from "./body.js"
@@ -23,8 +23,6 @@ import { lazyScalarLayer } from "./docs-page.js"
 import { errorResponse } from "./errors.js"
 import {
   answerFor,
-  bodyTimedOut,
-  bodyTimeoutMs,
   bodyTooDeep,
   bodyTooLarge,
   internalError,
@@ -54,8 +52,8 @@ export const docsPath = "/docs" as const
  * Request bodies are JSON (the spec: "Bodies are JSON unless stated"), whatever `Content-Type` says:
  * a body sent without it, or as a form (`curl -d` does that), is read as JSON too, and answers 400
  * `invalid_request` when it is not. A body nesting deeper than `maxJsonDepth` is refused before it
- * is parsed (the body is read once; the route reuses it), and one that does not arrive within
- * `bodyTimeoutMs` is 408 `request_timeout` (node's own bound waits for the longest upload PUT).
+ * is parsed (the body is read once; the route reuses it). How long a body may take to arrive is the
+ * node server's bound (`apps/server` node-server.ts: 408 `request_timeout` past 300 s).
  */
 export const readBodiesAsJson = <E>(
   app: HttpApp.Default<E>
@@ -68,9 +66,7 @@ export const readBodiesAsJson = <E>(
       type?.includes("application/json") === true
         ? original
         : original.modify({ headers: Headers.set(original.headers, "content-type", "application/json") })
-    const text = yield* request.text.pipe(
-      Effect.timeoutFail({ duration: Duration.millis(bodyTimeoutMs), onTimeout: () => bodyTimedOut })
-    )
+    const text = yield* request.text
     if (jsonDepth(text) > maxJsonDepth) return yield* bodyTooDeep
     // The request read is the one in context (its body kept): no need to provide it again.
     return yield* request === original

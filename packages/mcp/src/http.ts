@@ -22,15 +22,13 @@
  *   nothing is held between requests. GET (a server-to-client event stream) and DELETE (ending a
  *   session) answer 405, which clients take as "not offered".
  * - The body is read here as every route reads one (`boundedBody`: over `maxBodyBytes`, declared or
- *   chunked, 413 `request_too_large` with the error body) within `bodyTimeoutMs`, and handed to the
+ *   chunked, 413 `request_too_large` with the error body; the node server bounds its arrival), and handed to the
  *   transport as it came: the API's JSON body policy does not apply to this path (`isMcpRequest` in
  *   `@verbatim/api`).
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   bearerKey,
-  bodyTimedOut,
-  bodyTimeoutMs,
   boundedBody,
   errorResponse,
   maxBodyBytes,
@@ -48,7 +46,7 @@ import {
   ServiceUrl
 } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
-import { Duration, Effect, Either, type Layer, Option } from "effect"
+import { Effect, Either, type Layer, Option } from "effect"
 import { AccountOperations, inProcess, type UseCases } from "./operations.js"
 
 /** The most JSON-RPC messages one POST may carry (MCP 2025-06-18 sends one; older clients batch). */
@@ -139,7 +137,7 @@ const unauthorized = (serviceUrl: string) => (error: Errors.ApiError) =>
 
 /**
  * The body of a POST, read as every route reads one (`boundedBody`: over the limit, declared or
- * chunked, 413 `request_too_large` with the error body), within `bodyTimeoutMs`.
+ * chunked, 413 `request_too_large` with the error body).
  */
 const bodyOf = (request: HttpServerRequest.HttpServerRequest) =>
   boundedBody(request).pipe(
@@ -150,8 +148,7 @@ const bodyOf = (request: HttpServerRequest.HttpServerRequest) =>
             "invalid_request",
             `the request body could not be read (at most ${maxBodyBytes} bytes)`
           )
-    ),
-    Effect.timeoutFail({ duration: Duration.millis(bodyTimeoutMs), onTimeout: () => bodyTimedOut })
+    )
   )
 
 /** The request as a Web `Request` with its body. */
