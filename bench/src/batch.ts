@@ -37,6 +37,7 @@ import {
   workerOn
 } from "@verbatim/runtime"
 import { Config, Console, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { makeStepTimes } from "./step-times.js"
 
 const settings = Config.all({
   batchSize: Config.integer("BENCH_BATCH_SIZE").pipe(Config.withDefault(3_000)),
@@ -137,12 +138,14 @@ const program = Effect.gen(function* () {
   )
 
   // 2. Throughput of one batch run by the worker against a platform latencyMs late.
+  const steps = yield* makeStepTimes
   const throughput = yield* Effect.scoped(
     Effect.gen(function* () {
       const { context, key, base } = yield* serve("throughput", config.latencyMs)
+      steps.reset()
       yield* Effect.forkScoped(
         runWorker.pipe(
-          Effect.provide(workerOn(testWorkSettings({ batchConcurrency: config.concurrency }))),
+          Effect.provide(workerOn(testWorkSettings({ batchConcurrency: config.concurrency, leaseMs: 30_000, reconcileEveryMs: 5_000 }))),
           Effect.provide(context)
         )
       )
@@ -172,10 +175,11 @@ const program = Effect.gen(function* () {
           break
         }
       }
+      const table = steps.table()
       const rate = config.videos / seconds
       const ideal = config.concurrency / ((2 * config.latencyMs) / 1000)
-      return { seconds, rate, ideal, share: rate / ideal }
-    })
+      return { seconds, rate, ideal, share: rate / ideal, steps: table }
+    }).pipe(Effect.provide(steps.layer))
   )
 
   const report = {
@@ -198,6 +202,24 @@ const program = Effect.gen(function* () {
       "|---|---|",
       `| POST /batch of ${config.batchSize} ids, p50 / p99 / max (${config.posts} posts) | ${accept.p50Ms.toFixed(1)} / ${accept.p99Ms.toFixed(1)} / ${accept.maxMs.toFixed(1)} ms |`,
       `| ${config.videos} videos, ${config.concurrency} at once, ${config.latencyMs} ms per fetch | ${throughput.seconds.toFixed(1)} s, ${throughput.rate.toFixed(1)} videos/s, ideal ${throughput.ideal.toFixed(1)}: ${(throughput.share * 100).toFixed(0)}% |`
+    ].join("\n")
+  )
+  const perItem = (name: string) => throughput.steps.find((step) => step.name === name)
+  const stepRows = throughput.steps
+    .filter((step) => step.name.startsWith("verbatim.") || step.name === "sql.execute")
+    .sort((a, b) => b.totalMs - a.totalMs)
+    .map(
+      (step) =>
+        `| ${step.name} | ${step.count} | ${(step.count / config.videos).toFixed(1)} | ${step.meanMs.toFixed(1)} | ${step.p50Ms.toFixed(1)} | ${step.p99Ms.toFixed(1)} |`
+    )
+  yield* Console.log(
+    [
+      "",
+      `Per step, during the throughput run (wall time; an item takes ${perItem("verbatim.batch.item")?.meanMs.toFixed(1) ?? "?"} ms on average):`,
+      "",
+      "| span | count | per item | mean ms | p50 ms | p99 ms |",
+      "|---|---|---|---|---|---|",
+      ...stepRows
     ].join("\n")
   )
   const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "..", "results")

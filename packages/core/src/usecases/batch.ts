@@ -497,7 +497,9 @@ export const makeBatchWork = Effect.gen(function* () {
       const key = parseItemKey(id)
       if (Option.isNone(key)) return yield* Effect.logWarning(`not a batch item: ${id}`)
       const now = yield* DateTime.now
-      const claimed = yield* batches.claimItem({ ...key.value, owner, now, leaseMs })
+      const claimed = yield* batches
+        .claimItem({ ...key.value, owner, now, leaseMs })
+        .pipe(Effect.withSpan("verbatim.batch.item.claim"))
       if (claimed._tag !== "Waiting") {
         const total = claimed._tag === "Claimed" ? claimed.batch.total : claimed.total
         yield* offerNext(key.value.batchId, key.value.position, total, work.accountId)
@@ -528,14 +530,16 @@ export const makeBatchWork = Effect.gen(function* () {
           ),
           what: `batch item ${id}'s lease`
         },
-        runClaimed(batch, item, takenBefore)
+        runClaimed(batch, item, takenBefore).pipe(Effect.withSpan("verbatim.batch.item.run"))
       )
       if (Option.isNone(ran)) {
         return yield* Effect.logWarning(`batch item ${id}: lease lost while running; another worker has it`)
       }
       if (ran.value === "no account") return
-      const done = yield* batches.itemDone(key.value.batchId, key.value.position, owner)
-      if (done) yield* finish(batch.accountId, batch.id)
+      const done = yield* batches
+        .itemDone(key.value.batchId, key.value.position, owner)
+        .pipe(Effect.withSpan("verbatim.batch.item.done"))
+      if (done) yield* finish(batch.accountId, batch.id).pipe(Effect.withSpan("verbatim.batch.item.finish"))
     }).pipe(
       Effect.catchAllCause((cause) =>
         Effect.logError(`batch item ${work.id} failed; the reconciler will run it again`, cause)
@@ -554,7 +558,10 @@ export const makeBatchWork = Effect.gen(function* () {
       ? Effect.void
       : queue
           .offer([{ lane: batchItemLane, id: itemKey(batchId, position + offerWindow), accountId }])
-          .pipe(Effect.catchAll((error) => Effect.logWarning("could not offer the next batch item", error)))
+          .pipe(
+            Effect.catchAll((error) => Effect.logWarning("could not offer the next batch item", error)),
+            Effect.withSpan("verbatim.batch.item.offer_next")
+          )
 
   /**
    * Runs a claimed item: the video's transcribe request as the item's job, unless that job exists
@@ -564,7 +571,7 @@ export const makeBatchWork = Effect.gen(function* () {
     Effect.gen(function* () {
       const existing = takenBefore ? yield* jobs.get(batch.accountId, item.jobId) : Option.none()
       if (Option.isNone(existing)) {
-        const account = yield* accounts.get(batch.accountId)
+        const account = yield* accounts.get(batch.accountId).pipe(Effect.withSpan("verbatim.batch.item.account"))
         if (Option.isNone(account)) return "no account" as const
         const settings = batch.request
         const request = yield* Schema.decodeUnknown(Api.TranscribeRequest)({

@@ -141,11 +141,11 @@ export const makeTranscribe = Effect.gen(function* () {
       const serveCaptions = (videoId: Ids.VideoId, details: VideoDetails, track: Captions.CaptionTrack) =>
         Effect.gen(function* () {
           const ownedTrack = serveOwned({ language: track.language, sourceKinds: [track.kind] })
-          const served = yield* ownedTrack
+          const served = yield* ownedTrack.pipe(Effect.withSpan("verbatim.transcribe.owned"))
           if (Option.isSome(served)) return served.value
 
           const price = Pricing.captionCredits(false)
-          const balance = yield* ledger.balance(account.id)
+          const balance = yield* ledger.balance(account.id).pipe(Effect.withSpan("verbatim.transcribe.balance"))
           if (balance < price) {
             // A concurrent request may have stored (and paid for) this transcript since the look
             // above: the balance it spent is then no reason to refuse, the transcript is owned.
@@ -156,7 +156,10 @@ export const makeTranscribe = Effect.gen(function* () {
 
           const segments = yield* platform
             .captions(videoId, track)
-            .pipe(Effect.catchAll((error) => failWith(fromPlatformError(error), details)))
+            .pipe(
+              Effect.catchAll((error) => failWith(fromPlatformError(error), details)),
+              Effect.withSpan("verbatim.transcribe.captions")
+            )
           const text = Transcript.textOf(segments)
           if (text.length === 0) {
             return yield* failWith(
@@ -204,7 +207,8 @@ export const makeTranscribe = Effect.gen(function* () {
             .pipe(
               Effect.catchTag("InsufficientCredits", (error) =>
                 failWith(insufficientCredits(error.required, error.balance), details)
-              )
+              ),
+              Effect.withSpan("verbatim.transcribe.store")
             )
           return completed(outcome.transcript ?? record, outcome.credits)
         })
@@ -391,7 +395,10 @@ export const makeTranscribe = Effect.gen(function* () {
       const videoId = target.id
       const details = yield* platform
         .video(videoId)
-        .pipe(Effect.catchAll((error) => failWith(fromPlatformError(error))))
+        .pipe(
+          Effect.catchAll((error) => failWith(fromPlatformError(error))),
+          Effect.withSpan("verbatim.transcribe.details")
+        )
       const track = Captions.chooseTrack(details.captionTracks, {
         mode: resolved.mode.humanCaptionsOnly ? "human_captions_only" : mode,
         language: request.language,
