@@ -5,7 +5,8 @@
  */
 import { randomUUID } from "node:crypto"
 import { afterAll, describe, layer, type Vitest } from "@effect/vitest"
-import { type RateLimiter, WorkQueue } from "@verbatim/core"
+import type { EgressBudget, RateLimiter, SharedCache } from "@verbatim/core"
+import { WorkQueue } from "@verbatim/core"
 import {
   Context,
   Duration,
@@ -20,9 +21,11 @@ import {
 import type { Redis } from "ioredis"
 import {
   connect,
+  MemoryFleet,
   MemoryRateLimiter,
   MemoryWorkQueue,
   RedisConnection,
+  RedisFleet,
   RedisRateLimiter,
   RedisWorkQueue
 } from "../src/index.js"
@@ -280,6 +283,60 @@ export const describeEachLimiter = (
   ]
   for (const implementation of implementations) {
     // Built inside `describe`, so a Redis limiter's `afterAll` belongs to its suite.
+    describe(`${name} [${implementation.name}]`, () => suite(implementation.build()))
+  }
+}
+
+/** One implementation of the fleet ports (`EgressBudget`, `SharedCache`) for the shared suite. */
+export interface TestFleetImplementation {
+  readonly name: LimiterName
+  /** A fresh budget (its own keys), paced by Effect's `Clock`. */
+  readonly budget: Effect.Effect<EgressBudget["Type"], never, Scope.Scope>
+  /** A fresh cache (its own keys) holding at most `capacity` entries. */
+  readonly cache: (capacity: number) => Effect.Effect<SharedCache["Type"], never, Scope.Scope>
+}
+
+const memoryFleet: TestFleetImplementation = {
+  name: "memory",
+  budget: MemoryFleet.makeBudget,
+  cache: MemoryFleet.makeCache
+}
+
+/** The Redis implementations on one connection per suite, each budget and cache under its own prefix. */
+const redisFleet = (url: Redacted.Redacted<string>): TestFleetImplementation => {
+  const { id, prefix } = freshPrefix()
+  const connection = ManagedRuntime.make(testConnection(url, id))
+  afterAll(async () => {
+    await connection.runPromise(Effect.flatMap(RedisConnection, (client) => deleteKeys(client, prefix)))
+    await connection.dispose()
+  })
+  let made = 0
+  const options = () => {
+    made += 1
+    return { prefix: `${prefix}${made}:`, clock: "effect" as const }
+  }
+  const context = Effect.map(
+    Effect.promise(() => connection.runtime()),
+    (runtime) => runtime.context
+  )
+  return {
+    name: "redis",
+    budget: Effect.flatMap(context, (ctx) => Effect.provide(RedisFleet.makeBudget(options()), ctx)),
+    cache: (capacity) =>
+      Effect.flatMap(context, (ctx) => Effect.provide(RedisFleet.makeCache({ ...options(), capacity }), ctx))
+  }
+}
+
+/** `describe`s the suite once per fleet implementation (`"<name> [memory]"`, `"<name> [redis]"`). */
+export const describeEachFleet = (name: string, suite: (fleet: TestFleetImplementation) => void): void => {
+  const implementations: ReadonlyArray<{ name: LimiterName; build: () => TestFleetImplementation }> = [
+    { name: "memory", build: () => memoryFleet },
+    ...Option.match(redisUrl, {
+      onNone: () => [],
+      onSome: (url) => [{ name: "redis" as const, build: () => redisFleet(url) }]
+    })
+  ]
+  for (const implementation of implementations) {
     describe(`${name} [${implementation.name}]`, () => suite(implementation.build()))
   }
 }

@@ -20,6 +20,7 @@ import {
   type AddressResolver,
   type BlobStore,
   defaultUploadPace,
+  type EgressBudget,
   type JobHandler,
   JobHandlers,
   type JobKind,
@@ -32,6 +33,7 @@ import {
   runThemesWork,
   type Secrets,
   ServiceUrl,
+  type SharedCache,
   type SignedPutReceiver,
   type SpeechToText,
   type ThemesEngine,
@@ -53,10 +55,11 @@ import {
 import { NodeSecrets } from "@verbatim/crypto"
 import { type DatabaseSettings, databaseLayer, persistenceLayer, type Repositories } from "@verbatim/db"
 import { type CatalogueInvalid, DemoPlatform } from "@verbatim/demo-platform"
-import { MemoryRateLimiter, MemoryWorkQueue, type RedisSettings } from "@verbatim/queue/memory"
+import { MemoryFleet, MemoryRateLimiter, MemoryWorkQueue, type RedisSettings } from "@verbatim/queue/memory"
+import type { RedisConnectionError } from "@verbatim/queue/redis"
 import { NodeAddressResolver, NodeWebhookSender } from "@verbatim/webhooks"
-import { defaultSettings, YouTubePlatform } from "@verbatim/youtube"
-import { Context, Effect, Layer, Option } from "effect"
+import { defaultSettings, YouTubePlatform, type YouTubeSettings } from "@verbatim/youtube"
+import { Context, Effect, Layer, Option, type Redacted } from "effect"
 import { leftoversSwept, speechFor, storageFor } from "./media.js"
 import { PkceHashLive } from "./oauth.js"
 import type { InfrastructureSettings, WorkSettings } from "./settings.js"
@@ -73,13 +76,45 @@ export const demoPlatform = (
 ): Layer.Layer<VideoPlatform, CatalogueInvalid> =>
   DemoPlatform.layer(catalogue, { latencyMs }).pipe(Layer.provide(NodeFileSystem.layer))
 
-/** The video platform of the settings: YouTube (with its settings), or the demo catalogue. */
+/**
+ * The fleet's share of the video platform with `REDIS_URL`: one request budget per egress and one
+ * cache of details and caption texts in Redis (at most twice VERBATIM_YOUTUBE_CACHE_SIZE entries).
+ */
+export const platformFleetOnRedis = (
+  redis: RedisSettings,
+  url: Redacted.Redacted<string>,
+  youtube: YouTubeSettings
+): Layer.Layer<EgressBudget | SharedCache, RedisConnectionError> =>
+  // Loaded only with REDIS_URL (ioredis is a large module).
+  Layer.unwrapEffect(
+    Effect.promise(() => import("@verbatim/queue/redis")).pipe(
+      Effect.map(({ RedisConnection, RedisFleet }) =>
+        Layer.merge(
+          RedisFleet.budgetLayer({ prefix: redis.prefix }),
+          RedisFleet.cacheLayer({ prefix: redis.prefix, capacity: 2 * youtube.cacheCapacity })
+        ).pipe(Layer.provide(RedisConnection.layer({ url, connectionName: "verbatim-platform" })))
+      )
+    )
+  )
+
+/**
+ * The video platform of the settings: the demo catalogue, or YouTube (with its settings) sharing
+ * what the fleet shares: with `REDIS_URL`, the egress budgets and the cache in Redis; without it,
+ * this process's own budget (and its own caches only).
+ */
 export const platformFor = (
-  settings: Pick<InfrastructureSettings, "platform" | "demoCatalogue" | "demoLatencyMs" | "youtube">
-): Layer.Layer<VideoPlatform, CatalogueInvalid> =>
-  settings.platform === "demo"
-    ? demoPlatform(settings.demoCatalogue, settings.demoLatencyMs)
-    : YouTubePlatform.layer(Option.getOrElse(settings.youtube, () => defaultSettings))
+  settings: Pick<InfrastructureSettings, "platform" | "demoCatalogue" | "demoLatencyMs" | "youtube"> & {
+    readonly redis?: RedisSettings | undefined
+  }
+): Layer.Layer<VideoPlatform, CatalogueInvalid | RedisConnectionError> => {
+  if (settings.platform === "demo") return demoPlatform(settings.demoCatalogue, settings.demoLatencyMs)
+  const youtube = Option.getOrElse(settings.youtube, () => defaultSettings)
+  const platform = YouTubePlatform.layer(youtube)
+  const redis = settings.redis
+  return redis === undefined || Option.isNone(redis.url)
+    ? platform.pipe(Layer.provide(MemoryFleet.budgetLayer))
+    : platform.pipe(Layer.provide(platformFleetOnRedis(redis, redis.url.value, youtube)))
+}
 
 /** The work queue and the rate limiter: in memory without `REDIS_URL`, else on Redis under the prefix. */
 export const queuesFor = (redis: RedisSettings) =>

@@ -9,7 +9,9 @@
  * | VERBATIM_YOUTUBE_CACHE_TTL_SECONDS | 3600 | how long details, caption texts and list pages are kept (0 keeps nothing) |
  * | VERBATIM_YOUTUBE_CACHE_SIZE | 2000 | at most this many entries in each of the three caches |
  * | VERBATIM_YOUTUBE_CONCURRENCY | 4 | requests to YouTube in flight at once, for the whole process |
- * | VERBATIM_YOUTUBE_MIN_INTERVAL_MS | 250 | at least this long between the starts of two requests |
+ * | VERBATIM_YOUTUBE_MIN_INTERVAL_MS | 250 | at least this long between the starts of two requests from one egress (each proxy, or this address), for the whole fleet when `REDIS_URL` is set (one budget in Redis), else for this process; 0 paces nothing |
+ * | VERBATIM_YOUTUBE_BURST | 1 | requests one egress may start at once after a quiet spell |
+ * | VERBATIM_YOUTUBE_EGRESS | direct | the name of this machine's own address in the shared budget: processes that send from different addresses set different names |
  * | VERBATIM_YOUTUBE_TIMEOUT_MS | 15000 | one request's time limit (until its whole body is read) |
  * | VERBATIM_YOUTUBE_RETRIES | 3 | retries of a transient failure (timeout, network error, 5xx, 429) |
  * | VERBATIM_YOUTUBE_RETRY_BASE_MS | 500 | first backoff; it doubles each retry, with full jitter, capped at 30 s |
@@ -25,6 +27,10 @@ export interface YouTubeSettings {
   readonly cacheCapacity: number
   readonly concurrency: number
   readonly minInterval: Duration.Duration
+  /** Requests an egress may start at once after a quiet spell. */
+  readonly burst: number
+  /** The budget's name for direct requests (this machine's address). */
+  readonly egressName: string
   readonly requestTimeout: Duration.Duration
   readonly retries: number
   readonly retryBase: Duration.Duration
@@ -39,6 +45,8 @@ export const defaultSettings: YouTubeSettings = {
   cacheCapacity: 2000,
   concurrency: 4,
   minInterval: Duration.millis(250),
+  burst: 1,
+  egressName: "direct",
   requestTimeout: Duration.seconds(15),
   retries: 3,
   retryBase: Duration.millis(500),
@@ -97,6 +105,14 @@ export const YouTubeConfig: Config.Config<YouTubeSettings> = Config.all({
     0,
     "a whole number of milliseconds, 0 or more"
   ).pipe(Config.map(Duration.millis)),
+  burst: integer("VERBATIM_YOUTUBE_BURST", 1, 1, "a whole number of requests, at least 1"),
+  egressName: Config.string("VERBATIM_YOUTUBE_EGRESS").pipe(
+    Config.validate({
+      message: "VERBATIM_YOUTUBE_EGRESS must be a name of letters, digits, dots, dashes or underscores",
+      validation: (name) => /^[A-Za-z0-9._-]{1,100}$/.test(name)
+    }),
+    Config.withDefault("direct")
+  ),
   requestTimeout: integer(
     "VERBATIM_YOUTUBE_TIMEOUT_MS",
     15_000,

@@ -29,6 +29,7 @@ import {
   type PlatformError,
   PlatformFailure,
   type PlaylistPage,
+  SharedCache,
   TranslationUnavailable,
   type UploadsPage,
   VideoPlatform
@@ -83,6 +84,7 @@ import {
   wantsPoToken,
   watchUrl
 } from "./player.js"
+import { SegmentsJson, sharedLookup, VideoRecordJson } from "./shared.js"
 import { makeTransport, type Reply } from "./transport.js"
 
 const isLanguage = Schema.is(Language.LanguageCode)
@@ -162,6 +164,7 @@ const logAudioChoice = (videoId: string, format: AudioFormat, original: string |
 export const make = (settings: YouTubeSettings) =>
   Effect.gen(function* () {
     const transport = yield* makeTransport(settings)
+    const shared = yield* Effect.serviceOption(SharedCache)
     const consentCookie = yield* Ref.make<string | null>(null)
     const session = yield* SynchronizedRef.make<{
       readonly apiKey: string | null
@@ -274,7 +277,13 @@ export const make = (settings: YouTubeSettings) =>
           Effect.withSpan("youtube.video", { attributes: { video_id: videoId }, captureStackTrace: false })
         )
 
-    const videos = yield* cache(fetchVideo)
+    const videos = yield* cache(
+      sharedLookup(
+        shared,
+        { key: (id: Ids.VideoId) => `youtube:video:${id}`, schema: VideoRecordJson, ttl },
+        fetchVideo
+      )
+    )
 
     const captionKey = (id: string, track: Captions.CaptionTrack, translateTo: string | undefined) =>
       [id, track.kind, track.language.toLowerCase(), translateTo?.toLowerCase() ?? ""].join("\u0000")
@@ -329,7 +338,17 @@ export const make = (settings: YouTubeSettings) =>
       }).pipe(Effect.withSpan("youtube.captions", { attributes: { key }, captureStackTrace: false }))
     }
 
-    const captionTexts = yield* cache(fetchCaptions)
+    const captionTexts = yield* cache(
+      sharedLookup(
+        shared,
+        {
+          key: (key: string) => `youtube:captions:${key.replaceAll("\u0000", ":")}`,
+          schema: SegmentsJson,
+          ttl
+        },
+        fetchCaptions
+      )
+    )
 
     /** A browse request; HTTP 400 and 404 mean there is no such list (`missing`). */
     const browse = (

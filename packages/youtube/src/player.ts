@@ -110,7 +110,7 @@ const CaptionTrackJson = Schema.Struct({
   isTranslatable: Schema.optional(Schema.Boolean)
 })
 
-const FormatJson = Schema.Struct({
+export const FormatJson = Schema.Struct({
   itag: Schema.optional(Schema.Number),
   url: Schema.optional(Schema.String),
   signatureCipher: Schema.optional(Schema.String),

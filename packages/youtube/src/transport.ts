@@ -7,8 +7,15 @@
  * on the next proxy when YouTube blocks the current one.
  */
 
-import { PlatformBlocked, PlatformUnavailable } from "@verbatim/core"
-import { Clock, Context, Duration, Effect, Random, Redacted, Ref, Schema } from "effect"
+import { createHash } from "node:crypto"
+import {
+  EgressBudget,
+  type EgressRate,
+  egressBackoff,
+  PlatformBlocked,
+  PlatformUnavailable
+} from "@verbatim/core"
+import { Clock, Context, Duration, Effect, Option, Random, Redacted, Ref, Schema } from "effect"
 import type { YouTubeSettings } from "./config.js"
 
 /** The part of `fetch` the adapter uses: it always passes a whole `Request`. */
@@ -132,17 +139,26 @@ const rotatingKinds = new Set(["ip_blocked", "bot_check", "rate_limited"])
 export const makeTransport = (settings: YouTubeSettings) =>
   Effect.gen(function* () {
     const fetchFor = yield* YouTubeFetch
+    const budget = yield* Effect.serviceOption(EgressBudget)
     const routes =
       settings.proxies.length === 0
-        ? [{ label: "direct", proxy: null, fetch: fetchFor(null) }]
-        : settings.proxies.map((proxy, i) => ({ label: `proxy ${i + 1}`, proxy, fetch: fetchFor(proxy) }))
+        ? [{ label: "direct", egress: settings.egressName, proxy: null, fetch: fetchFor(null) }]
+        : settings.proxies.map((proxy, i) => ({
+            label: `proxy ${i + 1}`,
+            // The budget's key names the proxy without its URL (which may hold a password).
+            egress: `proxy-${createHash("sha256").update(Redacted.value(proxy)).digest("hex").slice(0, 16)}`,
+            proxy,
+            fetch: fetchFor(proxy)
+          }))
     const current = yield* Ref.make(0)
     const permits = yield* Effect.makeSemaphore(settings.concurrency)
     const nextStart = yield* Ref.make(0)
     const interval = Duration.toMillis(settings.minInterval)
     const timeout = settings.requestTimeout
+    const rate: EgressRate = { ratePerSecond: interval > 0 ? 1000 / interval : 1, burst: settings.burst }
 
-    const pace =
+    /** In this process alone (no budget given): at least `interval` between two starts. */
+    const paceHere =
       interval <= 0
         ? Effect.void
         : Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -152,18 +168,48 @@ export const makeTransport = (settings: YouTubeSettings) =>
             })
           ).pipe(Effect.flatMap((wait) => (wait > 0 ? Effect.sleep(Duration.millis(wait)) : Effect.void)))
 
+    /** The pace of `egress`: its slot in the shared budget, else this process's own pace. */
+    const pace = (egress: string) =>
+      interval <= 0
+        ? Effect.void
+        : Option.match(budget, {
+            onNone: () => paceHere,
+            onSome: (shared) =>
+              Effect.flatMap(shared.reserve(egress, rate), (wait) =>
+                Duration.toMillis(wait) > 0 ? Effect.sleep(wait) : Effect.void
+              )
+          })
+
+    /** The platform pushed back on `egress`: a strike in the budget (see core's `EgressBudget`). */
+    const strike = (egress: string, why: string) =>
+      Option.match(budget, {
+        onNone: () => Effect.void,
+        onSome: (shared) =>
+          shared.pushBack(egress, rate).pipe(
+            Effect.zipRight(shared.strikes(egress)),
+            Effect.flatMap((strikes) =>
+              Effect.logWarning("youtube: pushed back; this egress slows down").pipe(
+                Effect.annotateLogs({ egress, strikes, reason: why })
+              )
+            )
+          )
+      })
+
     const routeNow = Effect.map(Ref.get(current), (i) => routes[i % routes.length] ?? routes[0])
 
     /** One attempt: a permit, the pacing slot, the request and (when `read`) its body, within the time limit. */
     const attempt = <A>(
       request: Outgoing,
       read: (response: Response) => Promise<A>
-    ): Effect.Effect<{ readonly response: Response; readonly value: A }, Transient> =>
+    ): Effect.Effect<
+      { readonly response: Response; readonly value: A; readonly egress: string },
+      Transient
+    > =>
       Effect.gen(function* () {
         const route = yield* routeNow
         if (route === undefined) return yield* Effect.die("no route")
         return yield* permits.withPermits(1)(
-          pace.pipe(
+          pace(route.egress).pipe(
             Effect.zipRight(
               Effect.tryPromise({
                 try: async (signal) => {
@@ -175,7 +221,7 @@ export const makeTransport = (settings: YouTubeSettings) =>
                       signal
                     })
                   )
-                  return { response, value: await read(response) }
+                  return { response, value: await read(response), egress: route.egress }
                 },
                 catch: (cause) =>
                   new Transient({
@@ -208,7 +254,8 @@ export const makeTransport = (settings: YouTubeSettings) =>
         attempt(request, read),
         ({
           response,
-          value
+          value,
+          egress
         }): Effect.Effect<
           { readonly response: Response; readonly value: A },
           Transient | PlatformBlocked
@@ -217,21 +264,25 @@ export const makeTransport = (settings: YouTubeSettings) =>
           const text = body(value)
           const path = new URL(request.url).pathname
           if (isCaptchaPage(text)) {
-            return Effect.fail(
-              new PlatformBlocked({
-                kind: "ip_blocked",
-                reason: `YouTube answered ${path} with its "unusual traffic" reCAPTCHA page: this address is blocked`
-              })
+            return Effect.zipRight(
+              strike(egress, "reCAPTCHA page"),
+              Effect.fail(
+                new PlatformBlocked({
+                  kind: "ip_blocked",
+                  reason: `YouTube answered ${path} with its "unusual traffic" reCAPTCHA page: this address is blocked`
+                })
+              )
             )
           }
           if (status === 429 || status >= 500) {
-            return Effect.fail(
+            const failure = Effect.fail(
               new Transient({
                 reason: `${request.method} ${path} answered HTTP ${status}`,
                 rateLimited: status === 429,
                 retryAfterMs: retryAfter(response.headers)
               })
             )
+            return status === 429 ? Effect.zipRight(strike(egress, "HTTP 429"), failure) : failure
           }
           return Effect.succeed({ response, value })
         }
@@ -298,11 +349,39 @@ export const makeTransport = (settings: YouTubeSettings) =>
         )
       )
 
+    /** Moves off a collapsed egress when another route has one that is not (see core's `EgressBudget`). */
+    const avoidCollapsed = Option.match(budget, {
+      onNone: () => Effect.void,
+      onSome: (shared) =>
+        routes.length < 2
+          ? Effect.void
+          : Effect.gen(function* () {
+              const used = yield* Ref.get(current)
+              const strikesOf = (i: number) => shared.strikes(routes[i % routes.length]?.egress ?? "")
+              if ((yield* strikesOf(used)) < egressBackoff.collapseAt) return
+              for (let step = 1; step < routes.length; step++) {
+                if ((yield* strikesOf(used + step)) < egressBackoff.collapseAt) {
+                  yield* Ref.set(current, (used + step) % routes.length)
+                  return yield* Effect.logWarning("youtube: skipping a proxy whose budget collapsed").pipe(
+                    Effect.annotateLogs({ from: routes[used % routes.length]?.label ?? "?" })
+                  )
+                }
+              }
+            })
+    })
+
     const rotating = <A, E, R>(operation: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
       const loop = (tried: number): Effect.Effect<A, E, R> =>
         Effect.flatMap(Ref.get(current), (used) =>
           Effect.catchIf(
-            operation,
+            operation.pipe(
+              Effect.tapError((error) =>
+                // Rate limits and reCAPTCHA pages are struck where they are read (`judged`).
+                error instanceof PlatformBlocked && error.kind === "bot_check"
+                  ? strike(routes[used % routes.length]?.egress ?? "direct", "bot check")
+                  : Effect.void
+              )
+            ),
             (error): error is E =>
               routes.length > 1 &&
               tried + 1 < routes.length &&
@@ -322,7 +401,7 @@ export const makeTransport = (settings: YouTubeSettings) =>
               )
           )
         )
-      return loop(0)
+      return Effect.zipRight(avoidCollapsed, loop(0))
     }
 
     return {

@@ -22,6 +22,8 @@ describe("YouTubeConfig", () => {
         VERBATIM_YOUTUBE_CACHE_SIZE: "10",
         VERBATIM_YOUTUBE_CONCURRENCY: "1",
         VERBATIM_YOUTUBE_MIN_INTERVAL_MS: "1000",
+        VERBATIM_YOUTUBE_BURST: "3",
+        VERBATIM_YOUTUBE_EGRESS: "host-b.eu-1",
         VERBATIM_YOUTUBE_TIMEOUT_MS: "2000",
         VERBATIM_YOUTUBE_RETRIES: "0",
         VERBATIM_YOUTUBE_RETRY_BASE_MS: "50",
@@ -39,12 +41,14 @@ describe("YouTubeConfig", () => {
         settings.cacheCapacity,
         settings.concurrency,
         Duration.toMillis(settings.minInterval),
+        settings.burst,
+        settings.egressName,
         Duration.toMillis(settings.requestTimeout),
         settings.retries,
         Duration.toMillis(settings.retryBase),
         settings.ytDlpPath,
         Duration.toMillis(settings.audioTimeout)
-      ]).toEqual([0, 10, 1, 1000, 2000, 0, 50, Option.some("/usr/local/bin/yt-dlp"), 60000])
+      ]).toEqual([0, 10, 1, 1000, 3, "host-b.eu-1", 2000, 0, 50, Option.some("/usr/local/bin/yt-dlp"), 60000])
     })
   )
 
@@ -58,6 +62,8 @@ describe("YouTubeConfig", () => {
         [{ VERBATIM_YOUTUBE_CONCURRENCY: "0" }, "VERBATIM_YOUTUBE_CONCURRENCY"],
         [{ VERBATIM_YOUTUBE_CONCURRENCY: "two" }, "VERBATIM_YOUTUBE_CONCURRENCY"],
         [{ VERBATIM_YOUTUBE_MIN_INTERVAL_MS: "-5" }, "VERBATIM_YOUTUBE_MIN_INTERVAL_MS"],
+        [{ VERBATIM_YOUTUBE_BURST: "0" }, "VERBATIM_YOUTUBE_BURST"],
+        [{ VERBATIM_YOUTUBE_EGRESS: "my host" }, "VERBATIM_YOUTUBE_EGRESS"],
         [{ VERBATIM_YOUTUBE_TIMEOUT_MS: "10" }, "VERBATIM_YOUTUBE_TIMEOUT_MS"],
         [{ VERBATIM_YOUTUBE_RETRIES: "11" }, "VERBATIM_YOUTUBE_RETRIES"],
         [{ VERBATIM_YOUTUBE_RETRY_BASE_MS: "0" }, "VERBATIM_YOUTUBE_RETRY_BASE_MS"],

@@ -556,12 +556,10 @@ export const makeBatchWork = Effect.gen(function* () {
   const offerNext = (batchId: Ids.BatchId, position: number, total: number, accountId: string) =>
     position + offerWindow >= total
       ? Effect.void
-      : queue
-          .offer([{ lane: batchItemLane, id: itemKey(batchId, position + offerWindow), accountId }])
-          .pipe(
-            Effect.catchAll((error) => Effect.logWarning("could not offer the next batch item", error)),
-            Effect.withSpan("verbatim.batch.item.offer_next")
-          )
+      : queue.offer([{ lane: batchItemLane, id: itemKey(batchId, position + offerWindow), accountId }]).pipe(
+          Effect.catchAll((error) => Effect.logWarning("could not offer the next batch item", error)),
+          Effect.withSpan("verbatim.batch.item.offer_next")
+        )
 
   /**
    * Runs a claimed item: the video's transcribe request as the item's job, unless that job exists
@@ -571,7 +569,9 @@ export const makeBatchWork = Effect.gen(function* () {
     Effect.gen(function* () {
       const existing = takenBefore ? yield* jobs.get(batch.accountId, item.jobId) : Option.none()
       if (Option.isNone(existing)) {
-        const account = yield* accounts.get(batch.accountId).pipe(Effect.withSpan("verbatim.batch.item.account"))
+        const account = yield* accounts
+          .get(batch.accountId)
+          .pipe(Effect.withSpan("verbatim.batch.item.account"))
         if (Option.isNone(account)) return "no account" as const
         const settings = batch.request
         const request = yield* Schema.decodeUnknown(Api.TranscribeRequest)({

@@ -145,7 +145,9 @@ export const makeTranscribe = Effect.gen(function* () {
           if (Option.isSome(served)) return served.value
 
           const price = Pricing.captionCredits(false)
-          const balance = yield* ledger.balance(account.id).pipe(Effect.withSpan("verbatim.transcribe.balance"))
+          const balance = yield* ledger
+            .balance(account.id)
+            .pipe(Effect.withSpan("verbatim.transcribe.balance"))
           if (balance < price) {
             // A concurrent request may have stored (and paid for) this transcript since the look
             // above: the balance it spent is then no reason to refuse, the transcript is owned.
@@ -154,12 +156,10 @@ export const makeTranscribe = Effect.gen(function* () {
             return yield* failWith(insufficientCredits(price, balance), details)
           }
 
-          const segments = yield* platform
-            .captions(videoId, track)
-            .pipe(
-              Effect.catchAll((error) => failWith(fromPlatformError(error), details)),
-              Effect.withSpan("verbatim.transcribe.captions")
-            )
+          const segments = yield* platform.captions(videoId, track).pipe(
+            Effect.catchAll((error) => failWith(fromPlatformError(error), details)),
+            Effect.withSpan("verbatim.transcribe.captions")
+          )
           const text = Transcript.textOf(segments)
           if (text.length === 0) {
             return yield* failWith(
@@ -393,12 +393,10 @@ export const makeTranscribe = Effect.gen(function* () {
         )
       }
       const videoId = target.id
-      const details = yield* platform
-        .video(videoId)
-        .pipe(
-          Effect.catchAll((error) => failWith(fromPlatformError(error))),
-          Effect.withSpan("verbatim.transcribe.details")
-        )
+      const details = yield* platform.video(videoId).pipe(
+        Effect.catchAll((error) => failWith(fromPlatformError(error))),
+        Effect.withSpan("verbatim.transcribe.details")
+      )
       const track = Captions.chooseTrack(details.captionTracks, {
         mode: resolved.mode.humanCaptionsOnly ? "human_captions_only" : mode,
         language: request.language,

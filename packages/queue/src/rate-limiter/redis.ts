@@ -129,7 +129,7 @@ const toVerdict = (limit: Plan.RateLimit, reply: unknown): RateVerdict | undefin
 const warnEveryMs = 10_000
 
 /** The limiter's own connection: no offline queue, bounded commands; closed with the scope. */
-const limiterClient = (shared: Redis, timeoutMs: number): Effect.Effect<Redis, never, Scope.Scope> =>
+export const limiterClient = (shared: Redis, timeoutMs: number): Effect.Effect<Redis, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.sync(() =>
       shared.duplicate({

@@ -1,0 +1,2 @@
+export * as MemoryFleet from "./memory.js"
+export * as RedisFleet from "./redis.js"
