@@ -37,6 +37,7 @@ import {
   workerOn
 } from "@verbatim/runtime"
 import { Config, Console, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { describeMachine, watchMachine } from "./machine.js"
 import { makeStepTimes } from "./step-times.js"
 
 const settings = Config.all({
@@ -62,6 +63,7 @@ const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
 
 const program = Effect.gen(function* () {
   const config = yield* settings
+  const machine = watchMachine()
   const dir = mkdtempSync(join(tmpdir(), "verbatim-bench-batch-"))
   yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
   const catalogue = join(dir, "catalogue.json")
@@ -145,7 +147,15 @@ const program = Effect.gen(function* () {
       steps.reset()
       yield* Effect.forkScoped(
         runWorker.pipe(
-          Effect.provide(workerOn(testWorkSettings({ batchConcurrency: config.concurrency, leaseMs: 30_000, reconcileEveryMs: 5_000 }))),
+          Effect.provide(
+            workerOn(
+              testWorkSettings({
+                batchConcurrency: config.concurrency,
+                leaseMs: 30_000,
+                reconcileEveryMs: 5_000
+              })
+            )
+          ),
           Effect.provide(context)
         )
       )
@@ -182,8 +192,10 @@ const program = Effect.gen(function* () {
     }).pipe(Effect.provide(steps.layer))
   )
 
+  const state = machine.done()
   const report = {
     date: new Date().toISOString(),
+    machine: state,
     database: databaseName,
     queue: queueName,
     node: process.version,
@@ -219,7 +231,9 @@ const program = Effect.gen(function* () {
       "",
       "| span | count | per item | mean ms | p50 ms | p99 ms |",
       "|---|---|---|---|---|---|",
-      ...stepRows
+      ...stepRows,
+      "",
+      ...describeMachine(state)
     ].join("\n")
   )
   const resultsDir = join(dirname(fileURLToPath(import.meta.url)), "..", "results")

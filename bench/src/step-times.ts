@@ -39,7 +39,14 @@ export const makeStepTimes = Effect.gen(function* () {
       const sorted = [...list].sort((a, b) => a - b)
       const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? 0
       const totalMs = sorted.reduce((sum, ms) => sum + ms, 0)
-      return { name, count: sorted.length, totalMs, meanMs: totalMs / sorted.length, p50Ms: at(0.5), p99Ms: at(0.99) }
+      return {
+        name,
+        count: sorted.length,
+        totalMs,
+        meanMs: totalMs / sorted.length,
+        p50Ms: at(0.5),
+        p99Ms: at(0.99)
+      }
     })
   const reset = () => durations.clear()
   return { layer: Layer.setTracer(tracer), table, reset }

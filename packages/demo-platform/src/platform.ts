@@ -25,6 +25,8 @@ import {
   type ChannelDetails,
   CollectionNotFound,
   DurationLimitExceeded,
+  type EgressBudget,
+  type EgressRate,
   type PlatformError,
   PlatformFailure,
   TranslationUnavailable,
@@ -93,6 +95,16 @@ export interface DemoOptions {
    * benchmarks and fault tests (`VERBATIM_DEMO_LATENCY_MS`).
    */
   readonly latencyMs?: number
+  /**
+   * Every request first takes its slot in an egress budget (core's `EgressBudget`), as the YouTube
+   * adapter's do: a platform with a rate, shared by every process on the same budget, for the fleet
+   * bench (`VERBATIM_DEMO_PACE_MS`).
+   */
+  readonly pace?: {
+    readonly budget: EgressBudget["Type"]
+    readonly egress: string
+    readonly rate: EgressRate
+  }
 }
 
 const mediaTypes: Record<string, string> = {
@@ -124,12 +136,25 @@ const channelDetails = (channel: CatalogueChannel, index: CatalogueIndex): Chann
   videoCount: Lookup.channelVideos(index, channel.id).length
 })
 
-/** The `VideoPlatform` service over an indexed catalogue, each answer `latencyMs` late. */
+/** The `VideoPlatform` service over an indexed catalogue, each answer `latencyMs` late (after its slot, when paced). */
 export const make = (index: CatalogueIndex, options: DemoOptions = {}): VideoPlatform["Type"] => {
   const platform = makeInstant(index, options)
   const latency = Duration.millis(Math.max(0, Math.floor(options.latencyMs ?? 0)))
-  if (Duration.isZero(latency)) return platform
-  const late = <A, E>(answer: Effect.Effect<A, E>) => Effect.delay(answer, latency)
+  const pace = options.pace
+  if (Duration.isZero(latency) && pace === undefined) return platform
+  const slot =
+    pace === undefined
+      ? Effect.void
+      : Effect.flatMap(pace.budget.reserve(pace.egress, pace.rate), (wait) =>
+          Duration.isZero(wait) ? Effect.void : Effect.sleep(wait)
+        ).pipe(
+          // When each request starts, for the fleet bench (which reads the workers' debug logs).
+          Effect.zipRight(
+            Effect.logDebug("demo platform: request").pipe(Effect.annotateLogs({ egress: pace.egress }))
+          )
+        )
+  const late = <A, E>(answer: Effect.Effect<A, E>) =>
+    Effect.zipRight(slot, Duration.isZero(latency) ? answer : Effect.delay(answer, latency))
   return {
     video: (id) => late(platform.video(id)),
     captions: (id, track, captionOptions) => late(platform.captions(id, track, captionOptions)),

@@ -1,9 +1,21 @@
 import { readFileSync } from "node:fs"
 import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
-import { VideoPlatform } from "@verbatim/core"
+import { type EgressBudget, freshEgress, reserveEgress, VideoPlatform } from "@verbatim/core"
 import { Captions, type Ids, type Language } from "@verbatim/domain"
-import { DateTime, Effect, Either, Fiber, Layer, Option, Stream, TestClock } from "effect"
+import {
+  Clock,
+  DateTime,
+  Duration,
+  Effect,
+  Either,
+  Fiber,
+  Layer,
+  Option,
+  Ref,
+  Stream,
+  TestClock
+} from "effect"
 import { decodeCatalogue } from "../src/catalogue.js"
 import { channel, channelVideos, DemoCatalogue, playlist, playlistVideos } from "../src/lookup.js"
 import * as DemoPlatform from "../src/platform.js"
@@ -259,5 +271,41 @@ describe("a synthetic catalogue, and answers made late", () => {
       yield* TestClock.adjust("250 millis")
       expect((yield* Fiber.join(failing))._tag).toBe("VideoUnavailable")
     })
+  )
+
+  it.effect(
+    "with pace, every request of every platform on the budget takes its slot: one start per interval",
+    () =>
+      Effect.gen(function* () {
+        const catalogue = Either.getOrThrow(decodeCatalogue(syntheticCatalogue(2)))
+        // The budget of core's rule in a Ref (the memory and Redis ones are tested in @verbatim/queue).
+        const state = yield* Ref.make(freshEgress)
+        const budget: EgressBudget["Type"] = {
+          reserve: (_egress, rate) =>
+            Effect.flatMap(Clock.currentTimeMillis, (now) =>
+              Ref.modify(state, (current) => {
+                const next = reserveEgress(current, rate, now)
+                return [Duration.millis(next.waitMs), next.state] as const
+              })
+            ),
+          pushBack: () => Effect.void,
+          strikes: () => Effect.succeed(0)
+        }
+        const pace = { budget, egress: "demo", rate: { ratePerSecond: 4, burst: 1 } }
+        const one = yield* VideoPlatform.pipe(Effect.provide(DemoPlatform.fromCatalogue(catalogue, { pace })))
+        const two = yield* VideoPlatform.pipe(Effect.provide(DemoPlatform.fromCatalogue(catalogue, { pace })))
+        const first = yield* Effect.fork(one.video(vid(syntheticVideoId(0))))
+        const second = yield* Effect.fork(two.video(vid(syntheticVideoId(1))))
+        const third = yield* Effect.fork(one.video(vid(syntheticVideoId(1))))
+        yield* TestClock.adjust("0 millis")
+        expect(Option.isSome(yield* Fiber.poll(first))).toBe(true)
+        yield* TestClock.adjust("249 millis")
+        expect(Option.isNone(yield* Fiber.poll(second))).toBe(true)
+        yield* TestClock.adjust("1 millis")
+        expect((yield* Fiber.join(second)).id).toBe(syntheticVideoId(1))
+        expect(Option.isNone(yield* Fiber.poll(third))).toBe(true)
+        yield* TestClock.adjust("250 millis")
+        expect((yield* Fiber.join(third)).id).toBe(syntheticVideoId(1))
+      })
   )
 })

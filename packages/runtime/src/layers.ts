@@ -20,7 +20,7 @@ import {
   type AddressResolver,
   type BlobStore,
   defaultUploadPace,
-  type EgressBudget,
+  EgressBudget,
   type JobHandler,
   JobHandlers,
   type JobKind,
@@ -69,12 +69,15 @@ import { translationFor } from "./translation.js"
 /** The persistence of the settings: PGlite in the data folder, or PostgreSQL; migrated when built. */
 export const persistenceFor = (database: DatabaseSettings) => persistenceLayer(databaseLayer(database))
 
-/** The demo platform on a catalogue file. */
+/** The demo platform on a catalogue file (paced by `pace`'s budget when given one). */
 export const demoPlatform = (
   catalogue: string,
-  latencyMs = 0
+  latencyMs = 0,
+  pace?: DemoPlatform.DemoOptions["pace"]
 ): Layer.Layer<VideoPlatform, CatalogueInvalid> =>
-  DemoPlatform.layer(catalogue, { latencyMs }).pipe(Layer.provide(NodeFileSystem.layer))
+  DemoPlatform.layer(catalogue, { latencyMs, ...(pace === undefined ? {} : { pace }) }).pipe(
+    Layer.provide(NodeFileSystem.layer)
+  )
 
 /**
  * The fleet's share of the video platform with `REDIS_URL`: one request budget per egress and one
@@ -103,17 +106,34 @@ export const platformFleetOnRedis = (
  * this process's own budget (and its own caches only).
  */
 export const platformFor = (
-  settings: Pick<InfrastructureSettings, "platform" | "demoCatalogue" | "demoLatencyMs" | "youtube"> & {
+  settings: Pick<
+    InfrastructureSettings,
+    "platform" | "demoCatalogue" | "demoLatencyMs" | "demoPaceMs" | "youtube"
+  > & {
     readonly redis?: RedisSettings | undefined
   }
 ): Layer.Layer<VideoPlatform, CatalogueInvalid | RedisConnectionError> => {
-  if (settings.platform === "demo") return demoPlatform(settings.demoCatalogue, settings.demoLatencyMs)
   const youtube = Option.getOrElse(settings.youtube, () => defaultSettings)
-  const platform = YouTubePlatform.layer(youtube)
   const redis = settings.redis
-  return redis === undefined || Option.isNone(redis.url)
-    ? platform.pipe(Layer.provide(MemoryFleet.budgetLayer))
-    : platform.pipe(Layer.provide(platformFleetOnRedis(redis, redis.url.value, youtube)))
+  const fleet =
+    redis === undefined || Option.isNone(redis.url)
+      ? MemoryFleet.budgetLayer
+      : platformFleetOnRedis(redis, redis.url.value, youtube)
+  if (settings.platform === "demo") {
+    const paceMs = settings.demoPaceMs ?? 0
+    if (paceMs <= 0) return demoPlatform(settings.demoCatalogue, settings.demoLatencyMs)
+    return Layer.unwrapScoped(
+      Effect.gen(function* () {
+        const budget = yield* Effect.provide(EgressBudget, yield* Layer.build(fleet))
+        return demoPlatform(settings.demoCatalogue, settings.demoLatencyMs, {
+          budget,
+          egress: "demo",
+          rate: { ratePerSecond: 1000 / paceMs, burst: 1 }
+        })
+      })
+    )
+  }
+  return YouTubePlatform.layer(youtube).pipe(Layer.provide(fleet))
 }
 
 /** The work queue and the rate limiter: in memory without `REDIS_URL`, else on Redis under the prefix. */

@@ -10,6 +10,7 @@
  * | VERBATIM_YOUTUBE_* | see `@verbatim/youtube` | proxies, cache, pacing, timeouts of the YouTube adapter |
  * | VERBATIM_DEMO_CATALOG | the shipped catalogue | catalogue file of the demo platform |
  * | VERBATIM_DEMO_LATENCY_MS | 0 | milliseconds the demo platform adds to every answer (benchmarks, fault tests) |
+ * | VERBATIM_DEMO_PACE_MS | 0 | the demo platform's own pace: at least this long between the starts of two of its requests, for the whole fleet on Redis (its egress budget is `demo`); 0 paces nothing (benchmarks) |
  * | REDIS_URL | unset | Redis for the queue and the rate limits; unset: in memory, one process |
  * | VERBATIM_REDIS_PREFIX | verbatim: | put in front of every Redis key |
  * | VERBATIM_WORKER | embedded without REDIS_URL, else off | `embedded`: this process also runs the worker |
@@ -97,6 +98,8 @@ export interface InfrastructureSettings {
   readonly demoCatalogue: string
   /** Milliseconds the demo platform adds to every answer (absent: 0). */
   readonly demoLatencyMs?: number
+  /** Milliseconds between the starts of two demo platform requests, fleet-wide (absent or 0: no pace). */
+  readonly demoPaceMs?: number
   /** Present when the platform is YouTube. */
   readonly youtube: Option.Option<YouTubeSettings>
   readonly redis: RedisSettings
@@ -139,6 +142,13 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
     }),
     Config.withDefault(0)
   ),
+  demoPaceMs: Config.integer("VERBATIM_DEMO_PACE_MS").pipe(
+    Config.validate({
+      message: "VERBATIM_DEMO_PACE_MS must be a whole number of milliseconds, 0 or more",
+      validation: (n) => n >= 0
+    }),
+    Config.withDefault(0)
+  ),
   youtubeSettings: YouTubeConfig,
   redis: RedisConfig,
   workerMode: WorkerModeConfig,
@@ -165,6 +175,7 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
       platform,
       demoCatalogue,
       demoLatencyMs,
+      demoPaceMs,
       youtubeSettings,
       redis,
       workerMode,
@@ -184,6 +195,7 @@ export const InfrastructureConfig: Config.Config<InfrastructureSettings> = Confi
       platform,
       demoCatalogue,
       demoLatencyMs,
+      demoPaceMs,
       youtube: platform === "youtube" ? Option.some(youtubeSettings) : Option.none(),
       redis,
       work: {

@@ -160,37 +160,39 @@ describe("the egress budget", () => {
     })
   )
 
-  it.live("a proxy whose budget collapsed is skipped (until its strikes expire); the others carry the requests", () =>
-    Effect.gen(function* () {
-      const budget = yield* MemoryFleet.makeBudget
-      const proxies = ["http://one.example:8080", "http://two.example:8080"]
-      const used: Array<string> = []
-      const blocked = replayFetch([at("/watch", () => errorPages.tooManyRequests()), ...recordedYouTube()])
-      const open = replayFetch(recordedYouTube())
-      const settings: YouTubeSettings = { ...paced, proxies: proxies.map((p) => Redacted.make(p)) }
-      const layer = replayLayer((proxy) => {
-        const name = proxy === null ? "direct" : Redacted.value(proxy)
-        return (request) => {
-          used.push(name)
-          return name === proxies[0] ? blocked.fetch(request) : open.fetch(request)
+  it.live(
+    "a proxy whose budget collapsed is skipped (until its strikes expire); the others carry the requests",
+    () =>
+      Effect.gen(function* () {
+        const budget = yield* MemoryFleet.makeBudget
+        const proxies = ["http://one.example:8080", "http://two.example:8080"]
+        const used: Array<string> = []
+        const blocked = replayFetch([at("/watch", () => errorPages.tooManyRequests()), ...recordedYouTube()])
+        const open = replayFetch(recordedYouTube())
+        const settings: YouTubeSettings = { ...paced, proxies: proxies.map((p) => Redacted.make(p)) }
+        const layer = replayLayer((proxy) => {
+          const name = proxy === null ? "direct" : Redacted.value(proxy)
+          return (request) => {
+            used.push(name)
+            return name === proxies[0] ? blocked.fetch(request) : open.fetch(request)
+          }
+        }, settings).pipe(Layer.provide(Layer.succeed(EgressBudget, budget)))
+        // Three adapters (three processes) each meet the reCAPTCHA page on proxy 1 and move on.
+        for (let i = 0; i < egressBackoff.collapseAt; i++) {
+          yield* Effect.provide(
+            Effect.flatMap(VideoPlatform, (platform) => platform.video(vid(recordedVideos.captioned))),
+            layer
+          )
         }
-      }, settings).pipe(Layer.provide(Layer.succeed(EgressBudget, budget)))
-      // Three adapters (three processes) each meet the reCAPTCHA page on proxy 1 and move on.
-      for (let i = 0; i < egressBackoff.collapseAt; i++) {
+        expect(used.filter((name) => name === proxies[0])).toHaveLength(egressBackoff.collapseAt)
+        // A fourth adapter starts on proxy 1 too, but its budget collapsed: it never sends there.
+        used.length = 0
         yield* Effect.provide(
-          Effect.flatMap(VideoPlatform, (platform) => platform.video(vid(recordedVideos.captioned))),
+          Effect.flatMap(VideoPlatform, (platform) => platform.video(vid(recordedVideos.twoTracks))),
           layer
         )
-      }
-      expect(used.filter((name) => name === proxies[0])).toHaveLength(egressBackoff.collapseAt)
-      // A fourth adapter starts on proxy 1 too, but its budget collapsed: it never sends there.
-      used.length = 0
-      yield* Effect.provide(
-        Effect.flatMap(VideoPlatform, (platform) => platform.video(vid(recordedVideos.twoTracks))),
-        layer
-      )
-      expect(used.length).toBeGreaterThan(0)
-      expect(used.every((name) => name === proxies[1])).toBe(true)
-    })
+        expect(used.length).toBeGreaterThan(0)
+        expect(used.every((name) => name === proxies[1])).toBe(true)
+      })
   )
 })
