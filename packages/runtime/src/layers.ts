@@ -18,7 +18,9 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import {
   AccountAdminLive,
   type AddressResolver,
+  BackgroundWork,
   type BlobStore,
+  batchBackground,
   defaultUploadPace,
   EgressBudget,
   type JobHandler,
@@ -29,8 +31,7 @@ import {
   observedPlatform,
   type PlatformHealth,
   type RateLimiter,
-  runBatchWork,
-  runThemesWork,
+  runBackgroundWork,
   type Secrets,
   ServiceUrl,
   type SharedCache,
@@ -41,6 +42,7 @@ import {
   type ThemesSettings,
   type Translator,
   testWorkHandler,
+  themesBackground,
   UploadPace,
   type Uploads,
   UseCasesLive,
@@ -59,7 +61,7 @@ import { MemoryFleet, MemoryRateLimiter, MemoryWorkQueue, type RedisSettings } f
 import type { RedisConnectionError } from "@verbatim/queue/redis"
 import { NodeAddressResolver, NodeWebhookSender } from "@verbatim/webhooks"
 import { defaultSettings, YouTubePlatform, type YouTubeSettings } from "@verbatim/youtube"
-import { Context, Effect, Layer, Option, type Redacted } from "effect"
+import { Effect, Layer, Option, type Redacted } from "effect"
 import { leftoversSwept, speechFor, storageFor } from "./media.js"
 import { PkceHashLive } from "./oauth.js"
 import type { InfrastructureSettings, WorkSettings } from "./settings.js"
@@ -257,36 +259,40 @@ export const workerSettingsOf = (work: WorkSettings, owner: string = processOwne
     webhook: { timeoutMs: work.webhookTimeoutMs, allowedHosts: work.allowedHosts, schedule: work.schedule }
   })
 
-/** The worker, over the use cases and infrastructure of `servicesOn`. */
-export const workerOn = (work: WorkSettings) =>
-  WorkerLive.pipe(
-    Layer.provideMerge(Layer.merge(Layer.succeed(WorkerSettings, workerSettingsOf(work)), JobHandlersLive)),
-    Layer.provideMerge(Layer.succeed(BatchConcurrency, work.batchConcurrency))
+/**
+ * The registry of background work of a process that runs work: the worker's jobs and webhook
+ * deliveries, batch items and theme detections, each feature's lanes, reconciler and sweeps.
+ */
+export const backgroundWorkOn = (work: WorkSettings) =>
+  Layer.effect(
+    BackgroundWork,
+    Effect.gen(function* () {
+      const worker = yield* Worker
+      const settings = yield* WorkerSettings
+      return [
+        worker.background,
+        yield* batchBackground({
+          owner: settings.owner,
+          concurrency: work.batchConcurrency,
+          leaseMs: settings.leaseMs
+        }),
+        yield* themesBackground({ owner: settings.owner, leaseMs: settings.leaseMs })
+      ]
+    })
   )
 
-/** How many batch items one process runs at once. */
-export class BatchConcurrency extends Context.Tag("@verbatim/runtime/BatchConcurrency")<
-  BatchConcurrency,
-  number
->() {}
+/** The worker and the registry of background work, over the use cases and infrastructure of `servicesOn`. */
+export const workerOn = (work: WorkSettings) =>
+  backgroundWorkOn(work).pipe(
+    Layer.provideMerge(WorkerLive),
+    Layer.provideMerge(Layer.merge(Layer.succeed(WorkerSettings, workerSettingsOf(work)), JobHandlersLive))
+  )
 
 /**
- * Runs the worker for as long as the scope is open (the embedded server's worker fibers): the jobs
- * of every lane, webhook deliveries, and batch items.
+ * Runs every registered feature's background work for as long as the scope is open (the embedded
+ * server's worker fibers, each `apps/worker` process): the jobs of every lane, webhook deliveries,
+ * batch items and theme detections.
  */
-export const runWorker = Effect.gen(function* () {
-  const worker = yield* Worker
-  const settings = yield* WorkerSettings
-  yield* worker.start
-  yield* runBatchWork({
-    owner: settings.owner,
-    concurrency: yield* BatchConcurrency,
-    leaseMs: settings.leaseMs,
-    reconcileEveryMs: settings.reconcileEveryMs
-  })
-  yield* runThemesWork({
-    owner: settings.owner,
-    leaseMs: settings.leaseMs,
-    reconcileEveryMs: settings.reconcileEveryMs
-  })
-})
+export const runWorker = Effect.flatMap(WorkerSettings, (settings) =>
+  runBackgroundWork({ reconcileEveryMs: settings.reconcileEveryMs })
+)

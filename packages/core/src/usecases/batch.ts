@@ -47,7 +47,7 @@ import { AddressResolver } from "../ports/webhooks.js"
 import { type WorkItem, WorkQueue } from "../ports/work-queue.js"
 import { fieldError, fromAsrOptionsError, fromModeError, fromPlatformError, notFound } from "./failures.js"
 import { webhookLane } from "./job-lifecycle.js"
-import { runLanes, whileLeased } from "./lanes.js"
+import { type BackgroundFeature, whileLeased } from "./lanes.js"
 import { transcribeData } from "./payload.js"
 import { BatchWork } from "./tags.js"
 import { makeTranscribe } from "./transcribe.js"
@@ -669,17 +669,17 @@ export interface BatchWorkerSettings {
   readonly concurrency: number
   /** How long an item is held by a worker that stopped answering. */
   readonly leaseMs: number
-  readonly reconcileEveryMs: number
 }
 
 /**
- * Runs batch items from the `batch.item` lane and reconciles batches on a schedule while the scope
- * is open (beside the `Worker` of jobs, in every process that runs work).
+ * The batches' part of the background work (`BackgroundWork`): items from the `batch.item` lane,
+ * and the reconciler of batches (beside the `Worker` of jobs, in every process that runs work).
  */
-export const runBatchWork = (settings: BatchWorkerSettings) =>
-  Effect.gen(function* () {
-    const work = yield* BatchWork
-    yield* runLanes(yield* WorkQueue, {
+export const batchBackground = (settings: BatchWorkerSettings) =>
+  Effect.map(
+    BatchWork,
+    (work): BackgroundFeature => ({
+      name: "batches",
       lanes: [
         {
           lane: batchItemLane,
@@ -687,7 +687,6 @@ export const runBatchWork = (settings: BatchWorkerSettings) =>
           handle: (item) => work.runItem(item, settings.owner, settings.leaseMs)
         }
       ],
-      reconcile: work.reconcile,
-      reconcileEveryMs: settings.reconcileEveryMs
+      reconcile: work.reconcile
     })
-  })
+  )

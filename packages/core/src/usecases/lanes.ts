@@ -5,12 +5,14 @@
  * - a lease's heartbeat: extended every third of the lease (at least every 50 ms) until an extension
  *   finds it lost; an extension that fails is logged and counts as kept (tried again next beat);
  * - work run while its lease is kept, interrupted when the lease is lost;
- * - lane runners: each lane's items handed to their handler, interruptibly (the heartbeat and the
- *   shutdown hand-back rely on interrupting the work), and a reconciler on a schedule, for as long
- *   as the scope is open.
+ * - one registry of background work (`BackgroundWork`): each feature contributes its lanes (what
+ *   they carry, how many at once, the handler), its reconciler and sweeps, and its shutdown signal;
+ * - one runner (`runBackgroundWork`): each lane's items handed to their handler, interruptibly (the
+ *   heartbeat and the shutdown hand-back rely on interrupting the work), and every feature's
+ *   reconciler on a schedule, for as long as the scope is open.
  */
-import { Duration, Effect, Option, Schedule, type Scope } from "effect"
-import type { QueueError, WorkItem, WorkQueue } from "../ports/work-queue.js"
+import { Context, Duration, Effect, Option, Schedule, type Scope } from "effect"
+import { type QueueError, type WorkItem, WorkQueue } from "../ports/work-queue.js"
 
 /** How often a lease of `leaseMs` is extended. */
 export const beatEvery = (leaseMs: number): Duration.Duration =>
@@ -47,7 +49,7 @@ export const whileLeased = <A, E, R, E2, R2>(
   )
 
 /** One lane consumed by a process: at most `concurrency` items at once, each to `handle`. */
-export interface LaneRunner {
+export interface Lane {
   readonly lane: string
   readonly concurrency: number
   /** Handles one item; cannot fail (see `WorkQueue.consume`). */
@@ -55,22 +57,51 @@ export interface LaneRunner {
 }
 
 /**
- * Consumes every lane, each item's handler interruptible whatever the queue's own handler region
- * is, and runs `reconcile` every `reconcileEveryMs`, while the scope is open.
+ * What one feature runs in the background (jobs, webhook deliveries, batch items, theme
+ * detections): its lanes, the reconciler that offers again what PostgreSQL says is runnable (and
+ * runs the feature's sweeps) every round, and what it does when shutdown begins.
  */
-export const runLanes = (
-  queue: WorkQueue["Type"],
-  options: {
-    readonly lanes: ReadonlyArray<LaneRunner>
-    readonly reconcile: Effect.Effect<unknown>
-    readonly reconcileEveryMs: number
-  }
-): Effect.Effect<void, QueueError, Scope.Scope> =>
+export interface BackgroundFeature {
+  /** The feature's name, in logs. */
+  readonly name: string
+  readonly lanes: ReadonlyArray<Lane>
+  /** Runs every `reconcileEveryMs`; it logs its own failures. */
+  readonly reconcile: Effect.Effect<unknown>
+  /**
+   * Runs when the scope begins to close, before the feature's consumers wait for their handlers
+   * (the worker starts its shutdown grace here).
+   */
+  readonly stopping?: Effect.Effect<void> | undefined
+}
+
+/**
+ * The registry of background work: every feature a process runs, in order. Built by the wiring
+ * (`@verbatim/runtime`'s `workerOn`) from what each feature contributes; test wiring adds its own.
+ */
+export class BackgroundWork extends Context.Tag("@verbatim/core/BackgroundWork")<
+  BackgroundWork,
+  ReadonlyArray<BackgroundFeature>
+>() {}
+
+/**
+ * Consumes every lane of every registered feature, each item's handler interruptible whatever the
+ * queue's own handler region is, and runs each feature's reconciler every `reconcileEveryMs`, while
+ * the scope is open. Features are started in order; when the scope closes, the last one stops first.
+ */
+export const runBackgroundWork = (options: {
+  readonly reconcileEveryMs: number
+}): Effect.Effect<void, QueueError, Scope.Scope | WorkQueue | BackgroundWork> =>
   Effect.gen(function* () {
-    for (const { lane, concurrency, handle } of options.lanes) {
-      yield* queue.consume(lane, { concurrency }, (item) => Effect.interruptible(handle(item)))
+    const queue = yield* WorkQueue
+    for (const feature of yield* BackgroundWork) {
+      for (const { lane, concurrency, handle } of feature.lanes) {
+        yield* queue.consume(lane, { concurrency }, (item) => Effect.interruptible(handle(item)))
+      }
+      yield* Effect.forkScoped(
+        feature.reconcile.pipe(Effect.repeat(Schedule.spaced(Duration.millis(options.reconcileEveryMs))))
+      )
+      // Added after the feature's consumers, so it runs before they wait for their handlers.
+      const stopping = feature.stopping
+      if (stopping !== undefined) yield* Effect.addFinalizer(() => stopping)
     }
-    yield* Effect.forkScoped(
-      options.reconcile.pipe(Effect.repeat(Schedule.spaced(Duration.millis(options.reconcileEveryMs))))
-    )
   })

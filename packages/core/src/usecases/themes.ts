@@ -40,7 +40,7 @@ import type { TranscriptRecord } from "../ports/transcripts.js"
 import { Transcripts } from "../ports/transcripts.js"
 import type { WorkItem } from "../ports/work-queue.js"
 import { WorkQueue } from "../ports/work-queue.js"
-import { runLanes, whileLeased } from "./lanes.js"
+import { type BackgroundFeature, whileLeased } from "./lanes.js"
 import { StoredTranscripts } from "./tags.js"
 
 /** The lane of theme detections. */
@@ -404,15 +404,15 @@ export const ThemesLive = Layer.effect(
 export interface ThemesWorkerSettings {
   readonly owner: string
   readonly leaseMs: number
-  readonly reconcileEveryMs: number
 }
 
-/** Runs detections from the `themes` lane and reconciles them on a schedule while the scope is open. */
-export const runThemesWork = (worker: ThemesWorkerSettings) =>
+/** The themes' part of the background work (`BackgroundWork`): detections from the `themes` lane. */
+export const themesBackground = (worker: ThemesWorkerSettings) =>
   Effect.gen(function* () {
     const themes = yield* Themes
     const settings = yield* ThemesSettings
-    yield* runLanes(yield* WorkQueue, {
+    return {
+      name: "themes",
       lanes: [
         {
           lane: themesLane,
@@ -420,7 +420,6 @@ export const runThemesWork = (worker: ThemesWorkerSettings) =>
           handle: (item) => themes.runItem(item, worker.owner, worker.leaseMs)
         }
       ],
-      reconcile: themes.reconcile,
-      reconcileEveryMs: worker.reconcileEveryMs
-    })
+      reconcile: themes.reconcile
+    } satisfies BackgroundFeature
   })

@@ -55,11 +55,11 @@ import { OAuthStore } from "../ports/oauth.js"
 import { Secrets } from "../ports/secrets.js"
 import { WebhookDeliveries } from "../ports/webhook-deliveries.js"
 import { type WebhookOutcome, WebhookSender } from "../ports/webhooks.js"
-import { type QueueError, type WorkItem, WorkQueue } from "../ports/work-queue.js"
+import { type WorkItem, WorkQueue } from "../ports/work-queue.js"
 import { releaseStaleHolds } from "./credit-holds.js"
 import { sweepExpiredIdempotencyKeys } from "./idempotency.js"
 import { JobLifecycle, type Outcome, type Settled, type Settling, webhookLane } from "./job-lifecycle.js"
-import { heartbeat, runLanes } from "./lanes.js"
+import { type BackgroundFeature, heartbeat } from "./lanes.js"
 import { sweepExpiredOAuth } from "./oauth.js"
 import { MediaUploads } from "./tags.js"
 
@@ -128,8 +128,11 @@ export class Worker extends Context.Tag("@verbatim/core/Worker")<
     readonly runDelivery: (id: string) => Effect.Effect<void>
     /** Offers every runnable job and due delivery again; how many were offered. */
     readonly reconcile: Effect.Effect<number>
-    /** Consumes every lane and reconciles on a schedule while the scope is open. */
-    readonly start: Effect.Effect<void, QueueError, Scope.Scope>
+    /**
+     * The worker's part of the background work (`BackgroundWork`): the lane of every kind of job and
+     * the webhook lane, `reconcile`, and the start of the shutdown grace when the scope closes.
+     */
+    readonly background: BackgroundFeature
   }
 >() {}
 
@@ -672,25 +675,20 @@ export const WorkerLive = Layer.scoped(
       )
     )
 
-    // Handlers run interruptibly whatever the queue's own handler region is: the lease heartbeat and
-    // the shutdown hand-back rely on interrupting the work.
-    const start = Effect.gen(function* () {
-      yield* runLanes(queue, {
-        lanes: [
-          ...settings.lanes.map((lane) => ({ ...lane, handle: (item: WorkItem) => runJob(item.id) })),
-          {
-            lane: webhookLane,
-            concurrency: settings.webhookConcurrency,
-            handle: (item: WorkItem) => runDelivery(item.id)
-          }
-        ],
-        reconcile,
-        reconcileEveryMs: settings.reconcileEveryMs
-      })
-      // Added last, so it runs first when the scope closes, before the consumers wait for their handlers.
-      yield* Effect.addFinalizer(() => Deferred.succeed(stopping, undefined))
-    })
+    const background: BackgroundFeature = {
+      name: "jobs and webhook deliveries",
+      lanes: [
+        ...settings.lanes.map((lane) => ({ ...lane, handle: (item: WorkItem) => runJob(item.id) })),
+        {
+          lane: webhookLane,
+          concurrency: settings.webhookConcurrency,
+          handle: (item: WorkItem) => runDelivery(item.id)
+        }
+      ],
+      reconcile,
+      stopping: Deferred.succeed(stopping, undefined)
+    }
 
-    return Worker.of({ runJob, runDelivery, reconcile, start })
+    return Worker.of({ runJob, runDelivery, reconcile, background })
   })
 )

@@ -20,6 +20,7 @@ import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { Timestamp } from "./columns.js"
 import { operation } from "./failure.js"
 import { JobRow } from "./jobs.js"
+import { leaseSql, leaseUntil } from "./lease.js"
 
 /** A `batches` row: the record, with its dates as the driver returns them. */
 const BatchRow = Schema.Struct({
@@ -58,6 +59,7 @@ const BatchKey = Schema.Struct({ batchId: Ids.BatchId, position: Schema.NonNegat
 /** Builds the repository over the `SqlClient` in context. */
 export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const lease = leaseSql(sql)
   const columns = sql.literal(`id, account_id, request_id, status, request, total, webhook_url,
     webhook_delivery_id, fetches_after_finish, fetch_window_started_at, created_at, started_at, completed_at`)
   const jobColumns = sql.literal(`id, account_id, request_id, kind, video_id, video_title, language, source,
@@ -154,9 +156,8 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
       sql`WITH before AS (
           SELECT lease_expires_at FROM batch_items WHERE batch_id = ${batchId} AND position = ${position}
         ), claimed AS (
-          UPDATE batch_items SET lease_owner = ${owner}, lease_expires_at = ${until}
-          WHERE batch_id = ${batchId} AND position = ${position} AND NOT done
-            AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+          UPDATE batch_items SET ${lease.take(owner, until)}
+          WHERE batch_id = ${batchId} AND position = ${position} AND NOT done AND ${lease.free(now)}
             AND NOT EXISTS (${earlierSibling(batchId, position)})
           RETURNING position, request_id, video_id, job_id, error, done
         ), started AS (
@@ -182,8 +183,7 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
     Result: Schema.Struct({ waiting: Schema.Boolean, total: Schema.NonNegativeInt }),
     execute: ({ batchId, position, now }) =>
       sql`SELECT EXISTS (SELECT 1 FROM batch_items
-          WHERE batch_id = ${batchId} AND position = ${position} AND NOT done
-            AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+          WHERE batch_id = ${batchId} AND position = ${position} AND NOT done AND ${lease.free(now)}
             AND EXISTS (${earlierSibling(batchId, position)})) AS waiting, b.total
         FROM batches b WHERE b.id = ${batchId}`
   })
@@ -192,8 +192,8 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
     Request: Schema.Struct({ ...BatchKey.fields, owner: Schema.String, until: Timestamp }),
     Result: Schema.Struct({ position: Schema.NonNegativeInt }),
     execute: ({ batchId, position, owner, until }) =>
-      sql`UPDATE batch_items SET lease_expires_at = ${until}
-        WHERE batch_id = ${batchId} AND position = ${position} AND lease_owner = ${owner} AND NOT done
+      sql`UPDATE batch_items SET ${lease.extend(until)}
+        WHERE batch_id = ${batchId} AND position = ${position} AND ${lease.heldBy(owner)} AND NOT done
         RETURNING position`
   })
 
@@ -201,8 +201,8 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
     Request: Schema.Struct({ ...BatchKey.fields, owner: Schema.String }),
     Result: Schema.Struct({ position: Schema.NonNegativeInt }),
     execute: ({ batchId, position, owner }) =>
-      sql`UPDATE batch_items SET done = true, lease_owner = NULL, lease_expires_at = NULL
-        WHERE batch_id = ${batchId} AND position = ${position} AND lease_owner = ${owner} AND NOT done
+      sql`UPDATE batch_items SET done = true, ${lease.letGo}
+        WHERE batch_id = ${batchId} AND position = ${position} AND ${lease.heldBy(owner)} AND NOT done
         RETURNING position`
   })
 
@@ -322,7 +322,7 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
           position,
           owner,
           now,
-          until: DateTime.add(now, { millis: leaseMs })
+          until: leaseUntil(now, leaseMs)
         })
         if (Option.isSome(claimed)) {
           const {
@@ -357,7 +357,7 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
         })
       }).pipe(operation("Batches.claimItem")),
     extendItemLease: ({ batchId, position, owner, now, leaseMs }) =>
-      extendOne({ batchId, position, owner, until: DateTime.add(now, { millis: leaseMs }) }).pipe(
+      extendOne({ batchId, position, owner, until: leaseUntil(now, leaseMs) }).pipe(
         Effect.map(Option.isSome),
         operation("Batches.extendItemLease")
       ),

@@ -33,6 +33,7 @@ import {
   toNullableDate
 } from "./columns.js"
 import { operation } from "./failure.js"
+import { leaseSql, leaseUntil } from "./lease.js"
 import { countOf, totalOf } from "./page.js"
 import { ownedConditions } from "./transcripts.js"
 
@@ -134,7 +135,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
     mode, status, error, credits_used, transcript_id, payload, webhook_url, attempts, lease_owner,
     lease_expires_at, next_run_at, created_at, started_at, completed_at`)
 
-  const leaseUntil = (now: DateTime.Utc, leaseMs: number) => DateTime.add(now, { millis: leaseMs })
+  const lease = leaseSql(sql)
 
   const findById = SqlSchema.findOne({
     Request: Ids.JobId,
@@ -160,10 +161,10 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
     Request: LeaseRequest,
     Result: JobRow,
     execute: ({ id, owner, now, until }) =>
-      sql`UPDATE jobs SET lease_owner = ${owner}, lease_expires_at = ${until}, attempts = attempts + 1,
+      sql`UPDATE jobs SET ${lease.take(owner, until)}, attempts = attempts + 1,
           started_at = coalesce(started_at, ${now}), updated_at = ${now}
         WHERE id = ${id} AND status = 'processing' AND (next_run_at IS NULL OR next_run_at <= ${now})
-          AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+          AND ${lease.free(now)}
         RETURNING ${columns}`
   })
 
@@ -171,16 +172,16 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
     Request: LeaseRequest,
     Result: Updated,
     execute: ({ id, owner, now, until }) =>
-      sql`UPDATE jobs SET lease_expires_at = ${until}, updated_at = ${now}
-        WHERE id = ${id} AND status = 'processing' AND lease_owner = ${owner} RETURNING id`
+      sql`UPDATE jobs SET ${lease.extend(until)}, updated_at = ${now}
+        WHERE id = ${id} AND status = 'processing' AND ${lease.heldBy(owner)} RETURNING id`
   })
 
   const releaseOne = SqlSchema.findOne({
     Request: Schema.Struct({ id: Ids.JobId, owner: Schema.String, at: Timestamp }),
     Result: Updated,
     execute: ({ id, owner, at }) =>
-      sql`UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL, next_run_at = ${at}, updated_at = ${at}
-        WHERE id = ${id} AND status = 'processing' AND lease_owner = ${owner} RETURNING id`
+      sql`UPDATE jobs SET ${lease.letGo}, next_run_at = ${at}, updated_at = ${at}
+        WHERE id = ${id} AND status = 'processing' AND ${lease.heldBy(owner)} RETURNING id`
   })
 
   const settleOne = SqlSchema.findOne({
@@ -201,8 +202,8 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
       sql`UPDATE jobs SET status = ${s.status}, error = ${s.error}, credits_used = ${s.creditsUsed},
           transcript_id = (SELECT t.id FROM transcripts t WHERE t.id = ${s.transcriptId} FOR KEY SHARE),
           video_title = coalesce(${s.videoTitle}, video_title), language = ${s.language}, source = ${s.source},
-          completed_at = ${s.completedAt}, lease_owner = NULL, lease_expires_at = NULL, updated_at = ${s.completedAt}
-        WHERE id = ${s.id} AND status = 'processing' AND lease_owner = ${s.owner}
+          completed_at = ${s.completedAt}, ${lease.letGo}, updated_at = ${s.completedAt}
+        WHERE id = ${s.id} AND status = 'processing' AND ${lease.heldBy(s.owner)}
         RETURNING ${columns}`
   })
 
@@ -230,10 +231,10 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
           SELECT id, status, next_run_at, lease_expires_at, lease_owner FROM jobs WHERE id = ANY(${ids}::uuid[])
           ORDER BY id FOR NO KEY UPDATE SKIP LOCKED
         )
-        UPDATE jobs SET lease_owner = ${owner}, lease_expires_at = ${until}, attempts = attempts + 1,
+        UPDATE jobs SET ${lease.take(owner, until)}, attempts = attempts + 1,
           started_at = coalesce(started_at, ${now}), updated_at = ${now}
         WHERE id IN (SELECT id FROM locked WHERE status = 'processing'
-          AND (next_run_at IS NULL OR next_run_at <= ${now}) AND (lease_expires_at IS NULL OR lease_expires_at <= ${now}))
+          AND (next_run_at IS NULL OR next_run_at <= ${now}) AND ${lease.free(now)})
         RETURNING ${columns}, (SELECT l.lease_owner FROM locked l WHERE l.id = jobs.id) AS taken_over_from`
   })
 
@@ -244,8 +245,8 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
       sql`WITH locked AS MATERIALIZED (
           SELECT id, status, lease_owner FROM jobs WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR NO KEY UPDATE
         )
-        UPDATE jobs SET lease_expires_at = ${until}, updated_at = ${now}
-        WHERE id IN (SELECT id FROM locked WHERE status = 'processing' AND lease_owner = ${owner})
+        UPDATE jobs SET ${lease.extend(until)}, updated_at = ${now}
+        WHERE id IN (SELECT id FROM locked WHERE status = 'processing' AND ${lease.heldBy(owner)})
         RETURNING id`
   })
 
@@ -273,7 +274,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
         ), locked_jobs AS MATERIALIZED (
           SELECT id, status, lease_owner FROM jobs WHERE id = ANY(${ids}::uuid[]) ORDER BY id FOR NO KEY UPDATE
         ), held AS MATERIALIZED (
-          SELECT id FROM locked_jobs WHERE status = 'processing' AND lease_owner = ${owner}
+          SELECT id FROM locked_jobs WHERE status = 'processing' AND ${lease.heldBy(owner)}
         ), holds AS MATERIALIZED (
           SELECT id, account_id, job_id, amount FROM credit_holds
           WHERE job_id IN (SELECT id FROM held) AND status = 'open' ORDER BY id FOR UPDATE
@@ -294,7 +295,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
           UPDATE jobs j SET status = m.status, error = m.error, credits_used = m.credits_used,
             transcript_id = (SELECT t.id FROM transcripts t WHERE t.id = m.transcript_id FOR KEY SHARE),
             video_title = coalesce(m.video_title, j.video_title), language = m.language, source = m.source,
-            completed_at = m.completed_at, lease_owner = NULL, lease_expires_at = NULL, updated_at = m.completed_at
+            completed_at = m.completed_at, ${lease.letGo}, updated_at = m.completed_at
           FROM moving m WHERE j.id = m.id
           RETURNING j.id, j.transcript_id
         ), entry AS (
@@ -330,7 +331,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
     execute: ({ now, limit }) =>
       sql`SELECT id, kind, account_id, attempts FROM jobs
         WHERE status = 'processing' AND (next_run_at IS NULL OR next_run_at <= ${now})
-          AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+          AND ${lease.free(now)}
         ORDER BY next_run_at NULLS FIRST, created_at LIMIT ${limit}`
   })
 

@@ -8,9 +8,10 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { type ThemesClaim, ThemesDetection, ThemesId, ThemesRecord, ThemesStore } from "@verbatim/core"
-import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { Timestamp } from "./columns.js"
 import { operation } from "./failure.js"
+import { leaseSql, leaseUntil } from "./lease.js"
 
 /** A `themes` row: the record, its dates as the driver returns them. */
 const ThemesRow = Schema.Struct({
@@ -43,6 +44,7 @@ const ClaimRow = Schema.Struct({
 /** Builds the repository over the `SqlClient` in context. */
 export const make: Effect.Effect<ThemesStore["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const lease = leaseSql(sql)
   const columns = sql.literal(`id, account_id, transcript_id, video_id, language, status, unlocks,
     credits_charged, result, error, attempts, lease_owner, lease_expires_at, created_at, updated_at,
     completed_at`)
@@ -75,7 +77,7 @@ export const make: Effect.Effect<ThemesStore["Type"], never, SqlClient.SqlClient
           ${u.creditsCharged}, ${u.result}::jsonb, NULL, 0, NULL, NULL, ${u.at}, ${u.at}, ${completedAt})
         ON CONFLICT (account_id, transcript_id) DO UPDATE SET
           status = EXCLUDED.status, unlocks = themes.unlocks + 1, credits_charged = EXCLUDED.credits_charged,
-          result = EXCLUDED.result, error = NULL, attempts = 0, lease_owner = NULL, lease_expires_at = NULL,
+          result = EXCLUDED.result, error = NULL, attempts = 0, ${lease.letGo},
           updated_at = EXCLUDED.updated_at, completed_at = EXCLUDED.completed_at
         WHERE themes.status = 'refunded'
         RETURNING ${columns}`
@@ -86,10 +88,8 @@ export const make: Effect.Effect<ThemesStore["Type"], never, SqlClient.SqlClient
     Request: ClaimRow,
     Result: ThemesRow,
     execute: ({ id, owner, now, until }) =>
-      sql`UPDATE themes SET lease_owner = ${owner}, lease_expires_at = ${until}, attempts = attempts + 1,
-          updated_at = ${now}
-        WHERE id = ${id} AND status = 'processing'
-          AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= ${now})
+      sql`UPDATE themes SET ${lease.take(owner, until)}, attempts = attempts + 1, updated_at = ${now}
+        WHERE id = ${id} AND status = 'processing' AND ${lease.free(now)}
         RETURNING ${columns}`
   })
 
@@ -97,8 +97,8 @@ export const make: Effect.Effect<ThemesStore["Type"], never, SqlClient.SqlClient
     Request: ClaimRow,
     Result: Schema.Struct({ id: ThemesId }),
     execute: ({ id, owner, until }) =>
-      sql`UPDATE themes SET lease_expires_at = ${until}
-        WHERE id = ${id} AND status = 'processing' AND lease_owner = ${owner} RETURNING id`
+      sql`UPDATE themes SET ${lease.extend(until)}
+        WHERE id = ${id} AND status = 'processing' AND ${lease.heldBy(owner)} RETURNING id`
   })
 
   const completeOne = SqlSchema.findOne({
@@ -110,9 +110,9 @@ export const make: Effect.Effect<ThemesStore["Type"], never, SqlClient.SqlClient
     }),
     Result: ThemesRow,
     execute: ({ id, owner, result, at }) =>
-      sql`UPDATE themes SET status = 'completed', result = ${result}::jsonb, error = NULL, lease_owner = NULL,
-          lease_expires_at = NULL, updated_at = ${at}, completed_at = ${at}
-        WHERE id = ${id} AND status = 'processing' AND lease_owner = ${owner}
+      sql`UPDATE themes SET status = 'completed', result = ${result}::jsonb, error = NULL, ${lease.letGo},
+          updated_at = ${at}, completed_at = ${at}
+        WHERE id = ${id} AND status = 'processing' AND ${lease.heldBy(owner)}
         RETURNING ${columns}`
   })
 
@@ -120,17 +120,15 @@ export const make: Effect.Effect<ThemesStore["Type"], never, SqlClient.SqlClient
     Request: Schema.Struct({ id: ThemesId, owner: Schema.String, error: Schema.String, at: Timestamp }),
     Result: ThemesRow,
     execute: ({ id, owner, error, at }) =>
-      sql`UPDATE themes SET status = 'refunded', error = ${error}, lease_owner = NULL, lease_expires_at = NULL,
-          updated_at = ${at}
-        WHERE id = ${id} AND status = 'processing' AND lease_owner = ${owner}
+      sql`UPDATE themes SET status = 'refunded', error = ${error}, ${lease.letGo}, updated_at = ${at}
+        WHERE id = ${id} AND status = 'processing' AND ${lease.heldBy(owner)}
         RETURNING ${columns}`
   })
 
   const releaseOne = SqlSchema.void({
     Request: Schema.Struct({ id: ThemesId, owner: Schema.String }),
     execute: ({ id, owner }) =>
-      sql`UPDATE themes SET lease_owner = NULL, lease_expires_at = NULL
-        WHERE id = ${id} AND status = 'processing' AND lease_owner = ${owner}`
+      sql`UPDATE themes SET ${lease.letGo} WHERE id = ${id} AND status = 'processing' AND ${lease.heldBy(owner)}`
   })
 
   const runnableAt = SqlSchema.findAll({
@@ -138,7 +136,7 @@ export const make: Effect.Effect<ThemesStore["Type"], never, SqlClient.SqlClient
     Result: ThemesRow,
     execute: ({ now, limit }) =>
       sql`SELECT ${columns} FROM themes
-        WHERE status = 'processing' AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+        WHERE status = 'processing' AND ${lease.free(now)}
         ORDER BY updated_at LIMIT ${limit}`
   })
 
@@ -146,7 +144,7 @@ export const make: Effect.Effect<ThemesStore["Type"], never, SqlClient.SqlClient
     id: claim.id,
     owner: claim.owner,
     now: claim.now,
-    until: DateTime.add(claim.now, { millis: claim.leaseMs })
+    until: leaseUntil(claim.now, claim.leaseMs)
   })
 
   return ThemesStore.of({

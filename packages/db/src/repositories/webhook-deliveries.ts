@@ -8,9 +8,10 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { DeliveryAttempt, DeliveryRecord, type DueDelivery, WebhookDeliveries } from "@verbatim/core"
 import { Ids } from "@verbatim/domain"
-import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { Timestamp } from "./columns.js"
 import { operation } from "./failure.js"
+import { leaseSql, leaseUntil } from "./lease.js"
 
 const DeliveryRow = Schema.Struct({
   ...DeliveryRecord.fields,
@@ -27,6 +28,7 @@ const DueRow = Schema.Struct({ id: Schema.UUID, accountId: Ids.AccountId, attemp
 export const make: Effect.Effect<WebhookDeliveries["Type"], never, SqlClient.SqlClient> = Effect.gen(
   function* () {
     const sql = yield* SqlClient.SqlClient
+    const lease = leaseSql(sql)
     const columns = sql.literal(`id, account_id, job_id, event, url, payload, status, attempts,
       next_attempt_at, last_status, last_error, created_at, completed_at`)
 
@@ -53,9 +55,8 @@ export const make: Effect.Effect<WebhookDeliveries["Type"], never, SqlClient.Sql
       Request: Schema.Struct({ id: Schema.UUID, owner: Schema.String, now: Timestamp, until: Timestamp }),
       Result: DeliveryRow,
       execute: ({ id, owner, now, until }) =>
-        sql`UPDATE webhook_deliveries SET lease_owner = ${owner}, lease_expires_at = ${until}
-          WHERE id = ${id} AND status = 'pending' AND next_attempt_at <= ${now}
-            AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+        sql`UPDATE webhook_deliveries SET ${lease.take(owner, until)}
+          WHERE id = ${id} AND status = 'pending' AND next_attempt_at <= ${now} AND ${lease.free(now)}
           RETURNING ${columns}`
     })
 
@@ -77,8 +78,8 @@ export const make: Effect.Effect<WebhookDeliveries["Type"], never, SqlClient.Sql
         sql`WITH updated AS (
             UPDATE webhook_deliveries SET status = ${r.status}, attempts = ${r.attempt},
               next_attempt_at = ${r.nextAttemptAt}, last_status = ${r.statusCode}, last_error = ${r.error},
-              completed_at = ${r.completedAt}, lease_owner = NULL, lease_expires_at = NULL
-            WHERE id = ${r.id} AND lease_owner = ${r.owner} AND status = 'pending' AND attempts = ${r.attempt - 1}
+              completed_at = ${r.completedAt}, ${lease.letGo}
+            WHERE id = ${r.id} AND ${lease.heldBy(r.owner)} AND status = 'pending' AND attempts = ${r.attempt - 1}
             RETURNING id
           ), logged AS (
             INSERT INTO webhook_attempts (delivery_id, attempt, at, status_code, error, duration_ms)
@@ -108,15 +109,14 @@ export const make: Effect.Effect<WebhookDeliveries["Type"], never, SqlClient.Sql
       Result: DueRow,
       execute: ({ now, limit }) =>
         sql`SELECT id, account_id, attempts FROM webhook_deliveries
-          WHERE status = 'pending' AND next_attempt_at <= ${now}
-            AND (lease_expires_at IS NULL OR lease_expires_at <= ${now})
+          WHERE status = 'pending' AND next_attempt_at <= ${now} AND ${lease.free(now)}
           ORDER BY next_attempt_at LIMIT ${limit}`
     })
 
     return WebhookDeliveries.of({
       insert: (delivery) => insertOne(delivery).pipe(operation("WebhookDeliveries.insert")),
       claim: (id, owner, now, leaseMs) =>
-        claimOne({ id, owner, now, until: DateTime.add(now, { millis: leaseMs }) }).pipe(
+        claimOne({ id, owner, now, until: leaseUntil(now, leaseMs) }).pipe(
           operation("WebhookDeliveries.claim")
         ),
       record: (id, owner, result) =>
