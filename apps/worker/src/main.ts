@@ -18,6 +18,7 @@ import {
   loggerFor,
   runWorker,
   servicesOn,
+  withSecretFiles,
   workerOn
 } from "@verbatim/runtime"
 import { Console, Effect, Option } from "effect"
@@ -51,6 +52,7 @@ const program = Effect.gen(function* () {
     Effect.provide(loggerFor(log))
   )
 }).pipe(
+  withSecretFiles,
   Effect.tapErrorCause((cause) =>
     Option.match(describeCause(cause), {
       onNone: () => Effect.void,

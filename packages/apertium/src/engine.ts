@@ -168,7 +168,10 @@ export const make = Effect.fn("Apertium.make")(function* (
 
 /** The installed modes, for the start-up choice of engine (none: Apertium is not installed). */
 export const installedModes = (settings: ApertiumSettings) =>
-  Effect.provide(Effect.flatMap(setprivWrapper, (setpriv) => listModes(settings.binary, setpriv)), NodeContext.layer)
+  Effect.provide(
+    Effect.flatMap(setprivWrapper, (setpriv) => listModes(settings.binary, setpriv)),
+    NodeContext.layer
+  )
 
 /**
  * The engine over these settings; builds whether or not Apertium is installed. `installed`: the

@@ -5,7 +5,6 @@
  * Nothing here checks the duration: the platform does, before calling any of it.
  */
 import { spawn } from "node:child_process"
-import { bound, findSetpriv } from "@verbatim/processes"
 import {
   AudioUnavailable,
   PlatformBlocked,
@@ -14,6 +13,7 @@ import {
   VideoRestricted,
   VideoUnavailable
 } from "@verbatim/core"
+import { bound, findSetpriv } from "@verbatim/processes"
 import { Chunk, Deferred, Duration, Effect, Exit, Option, Redacted, Stream } from "effect"
 import type { FormatJson } from "./player.js"
 import type { Transport } from "./transport.js"

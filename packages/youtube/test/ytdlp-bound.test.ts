@@ -55,11 +55,10 @@ describe.runIf(findSetpriv() !== undefined)("yt-dlp bound to its parent", () => 
        Effect.runFork(Stream.runDrain(ytDlpAudio(${JSON.stringify(binary)}, "GJLlxj_dtq8", null, Duration.minutes(10))))
        setInterval(() => {}, 60_000)`
     )
-    const parent = spawn(
-      process.execPath,
-      ["--import", "tsx", "--conditions=@verbatim/source", driver],
-      { cwd: join(root, "packages/youtube"), stdio: ["ignore", "ignore", "inherit"] }
-    )
+    const parent = spawn(process.execPath, ["--import", "tsx", "--conditions=@verbatim/source", driver], {
+      cwd: join(root, "packages/youtube"),
+      stdio: ["ignore", "ignore", "inherit"]
+    })
     try {
       // Both sleeps (the stand-in, exec'd into one, and its child) run before the parent dies.
       expect(await until(() => running(`sleep ${marker}`).length === 2, 60_000)).toBe(true)

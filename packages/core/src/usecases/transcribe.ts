@@ -107,19 +107,18 @@ export const makeTranscribe = Effect.gen(function* () {
 
       /** Records the request as a failed job, then fails with the error, naming that job. */
       const failWith = (error: Errors.ApiError, details?: VideoDetails, title?: string | null) =>
-        ended({ status: "failed", error: error.message, videoTitle: details?.title ?? title ?? null })
-          .pipe(
-            Effect.flatMap((failed) => lifecycle.create(failed)),
-            Effect.zipRight(
-              Effect.fail(
-                new Errors.ApiError({
-                  code: error.code,
-                  message: error.message,
-                  details: { ...error.details, job_id: jobId }
-                })
-              )
+        ended({ status: "failed", error: error.message, videoTitle: details?.title ?? title ?? null }).pipe(
+          Effect.flatMap((failed) => lifecycle.create(failed)),
+          Effect.zipRight(
+            Effect.fail(
+              new Errors.ApiError({
+                code: error.code,
+                message: error.message,
+                details: { ...error.details, job_id: jobId }
+              })
             )
           )
+        )
 
       const completed = (record: ServedTranscript, credits: Credits.Credits) =>
         new Api.TranscribeCompleted(
@@ -140,7 +139,9 @@ export const makeTranscribe = Effect.gen(function* () {
        */
       const serveOwned = (filter: OwnedFilter) =>
         Effect.map(
-          Effect.flatMap(DateTime.now, (at) => lifecycle.serveOwned(job({ status: "completed" }), filter, at)),
+          Effect.flatMap(DateTime.now, (at) =>
+            lifecycle.serveOwned(job({ status: "completed" }), filter, at)
+          ),
           Option.map((record) => completed(record, 0))
         )
 
@@ -250,7 +251,9 @@ export const makeTranscribe = Effect.gen(function* () {
               }
             )
           }
-          yield* lifecycle.create(yield* ended({ status: "requires_asr_confirmation", videoTitle: details.title }))
+          yield* lifecycle.create(
+            yield* ended({ status: "requires_asr_confirmation", videoTitle: details.title })
+          )
           return new Api.TranscribeConfirmation({
             request_id: requestId,
             mode,

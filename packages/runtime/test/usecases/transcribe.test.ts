@@ -59,30 +59,32 @@ const transcribe = (account: Account, body: Record<string, unknown>) =>
 
 layer(useCasesLayer(), suiteOptions)("Transcribe (captions path) on the production wiring", (it) => {
   describe("serving captions", () => {
-    it.effect("a job that ends with its request is completed when its outcome is known, after it was created", () =>
-      Effect.gen(function* () {
-        const account = yield* createAccount({ credits: 5 })
-        const served = yield* completed(account, { video: videos.manualAndAuto }).pipe(
-          Effect.withClock(steppingClock())
-        )
-        const job = yield* storedJob(account, served.job_id)
-        expect(job.startedAt).not.toBeNull()
-        expect(job.completedAt).not.toBeNull()
-        const [created, started, done] = [job.createdAt, job.startedAt, job.completedAt].map((at) =>
-          at === null ? 0 : DateTime.toEpochMillis(at)
-        )
-        expect(started).toBe(created)
-        expect(done).toBeGreaterThan(created ?? 0)
+    it.effect(
+      "a job that ends with its request is completed when its outcome is known, after it was created",
+      () =>
+        Effect.gen(function* () {
+          const account = yield* createAccount({ credits: 5 })
+          const served = yield* completed(account, { video: videos.manualAndAuto }).pipe(
+            Effect.withClock(steppingClock())
+          )
+          const job = yield* storedJob(account, served.job_id)
+          expect(job.startedAt).not.toBeNull()
+          expect(job.completedAt).not.toBeNull()
+          const [created, started, done] = [job.createdAt, job.startedAt, job.completedAt].map((at) =>
+            at === null ? 0 : DateTime.toEpochMillis(at)
+          )
+          expect(started).toBe(created)
+          expect(done).toBeGreaterThan(created ?? 0)
 
-        const refusal = yield* Effect.flip(
-          transcribe(account, { video: videos.noCaptions }).pipe(Effect.withClock(steppingClock()))
-        )
-        const failed = yield* jobNamedBy(account, refusal as Errors.ApiError)
-        expect(failed.status).toBe("failed")
-        expect(DateTime.toEpochMillis(failed.completedAt ?? failed.createdAt)).toBeGreaterThan(
-          DateTime.toEpochMillis(failed.createdAt)
-        )
-      })
+          const refusal = yield* Effect.flip(
+            transcribe(account, { video: videos.noCaptions }).pipe(Effect.withClock(steppingClock()))
+          )
+          const failed = yield* jobNamedBy(account, refusal as Errors.ApiError)
+          expect(failed.status).toBe("failed")
+          expect(DateTime.toEpochMillis(failed.completedAt ?? failed.createdAt)).toBeGreaterThan(
+            DateTime.toEpochMillis(failed.createdAt)
+          )
+        })
     )
 
     it.effect(
