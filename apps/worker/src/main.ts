@@ -22,6 +22,7 @@ import {
   workerOn
 } from "@verbatim/runtime"
 import { Console, Effect, Option } from "effect"
+import { HeartbeatConfig, heartbeat } from "./heartbeat.js"
 
 /** Why this configuration cannot run a worker process, if it cannot. */
 export const refusal = (settings: {
@@ -39,10 +40,12 @@ const program = Effect.gen(function* () {
   const settings = yield* InfrastructureConfig
   // VERBATIM_LOG_LEVEL (default info) and VERBATIM_LOG_FORMAT (json off a terminal, else pretty).
   const log = yield* LogConfig
+  const beat = yield* HeartbeatConfig
   const refused = refusal(settings)
   if (Option.isSome(refused)) return yield* Effect.fail(refused.value)
   yield* Effect.gen(function* () {
     yield* runWorker
+    yield* Effect.forkScoped(heartbeat(beat))
     yield* Effect.logInfo("worker started: taking jobs and webhook deliveries")
     return yield* Effect.never
   }).pipe(
