@@ -13,9 +13,9 @@
  *
  * Copied:
  * - `package.json` (root), `apps/{server,worker}/dist` (bundles, chunks, maps);
- * - `packages/<name>/src` and `package.json` of each workspace module a bundle names by path
- *   (`import.meta.url`: the demo catalogue, the PGlite template), with the files beside it, tests
- *   left out, and the links of its production dependencies (`createRequire` from its folder);
+ * - the folder of each workspace module a bundle names by path (`import.meta.url`: the demo
+ *   catalogue, the PGlite template), tests and build output left out, and the links of its
+ *   production dependencies (`createRequire` from its folder);
  * - every `node_modules/.pnpm/<entry>` a bundle imports from, and, following the symlinks of each
  *   entry's `node_modules`, the entries those depend on.
  */
@@ -92,7 +92,7 @@ export const runtimeEntries = () => {
   const queue = named.map(storeEntry).filter((entry) => entry !== undefined)
   const sources = new Set(
     named.flatMap((path) => {
-      const match = /^(packages\/[^/]+)\/src\//.exec(path)
+      const match = /^(packages\/[^/]+)\//.exec(path)
       return match === null ? [] : [match[1]]
     })
   )
@@ -117,12 +117,19 @@ export const runtimeEntries = () => {
     entries.add(entry)
     queue.push(...dependenciesOf(entry))
   }
-  const packageFiles = [...sources].sort().flatMap((pkg) => [`${pkg}/package.json`, `${pkg}/src`])
+  // The whole module folder (its assets may sit beside src: the demo catalogue is in catalogue/).
+  const packageFiles = [...sources].sort()
   return ["package.json", ...bundleDirs, ...packageFiles, ...links.sort(), ...[...entries].sort()]
 }
 
-/** Leaves out tests and TypeScript build info from copied sources. */
-const wanted = (source) => !/(\.test\.ts|\.tsbuildinfo)$/.test(source) && !source.includes(`${sep}test${sep}`)
+/**
+ * What is copied of a workspace module's folder: no tests, build info or build output, and not its
+ * node_modules (the links it needs are entries of their own).
+ */
+const wanted = (entry) => (source) =>
+  !/^packages[/\\][^/\\]+$/.test(entry) ||
+  (!/(\.test\.ts|\.tsbuildinfo)$/.test(source) &&
+    !/^packages[/\\][^/\\]+[/\\](test|node_modules|dist)([/\\]|$)/.test(relative(root, source)))
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dest = process.argv[2]
@@ -137,7 +144,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     cpSync(join(root, entry), join(target, entry), {
       recursive: true,
       verbatimSymlinks: true,
-      filter: wanted
+      filter: wanted(entry)
     })
   }
   process.stdout.write(`assembled the runtime in ${target}\n`)

@@ -12,6 +12,8 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import {
   absorbRepeatedSignals,
   describeCause,
+  HeartbeatConfig,
+  heartbeat,
   InfrastructureConfig,
   infrastructureFor,
   LogConfig,
@@ -22,7 +24,6 @@ import {
   workerOn
 } from "@verbatim/runtime"
 import { Console, Effect, Option } from "effect"
-import { HeartbeatConfig, heartbeat } from "./heartbeat.js"
 
 /** Why this configuration cannot run a worker process, if it cannot. */
 export const refusal = (settings: {

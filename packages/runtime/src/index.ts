@@ -5,6 +5,7 @@
  */
 export * from "./address.js"
 export * from "./failure.js"
+export * from "./heartbeat.js"
 export * from "./layers.js"
 export * from "./media.js"
 export * from "./secret-files.js"
