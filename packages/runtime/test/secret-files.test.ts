@@ -46,7 +46,7 @@ describe("secrets from files", () => {
       resolveSecretFiles({ REDIS_URL: "redis://a", REDIS_URL_FILE: file("redis", "redis://b") })
     ).toEqual(Either.left("REDIS_URL and REDIS_URL_FILE are both set: set one of them"))
     const missing = resolveSecretFiles({ VERBATIM_AI_API_KEY_FILE: join(dir, "absent") })
-    expect(Either.getLeft(missing)._tag === "Some" && Either.getLeft(missing).value).toMatch(
+    expect(Either.isLeft(missing) ? missing.left : "").toMatch(
       /^VERBATIM_AI_API_KEY_FILE names a file that cannot be read \(.*absent\): ENOENT/
     )
     expect(resolveSecretFiles({ ASSEMBLYAI_API_KEY_FILE: file("empty", " \n") })).toEqual(
