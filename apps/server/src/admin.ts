@@ -6,7 +6,7 @@
 import { ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { DatabaseConfig } from "@verbatim/db"
-import { adminOn, describeCause, persistenceFor } from "@verbatim/runtime"
+import { adminOn, describeCause, persistenceFor, withSecretFiles } from "@verbatim/runtime"
 import { Cause, Console, Effect, Layer, Option } from "effect"
 import { runAdmin } from "./admin/commands.js"
 import { holdDataFolder } from "./data-lock.js"
@@ -32,6 +32,7 @@ const program = runAdmin(
   AdminLive,
   OAuthStoreLive
 )(process.argv).pipe(
+  withSecretFiles,
   Effect.tapErrorCause((cause) =>
     // The CLI has already explained a command line it rejected.
     Option.exists(Cause.failureOption(cause), ValidationError.isValidationError)

@@ -18,6 +18,16 @@ export class DataFolderInUse extends Data.TaggedError("DataFolderInUse")<{
   }
 }
 
+/** VERBATIM_DATA_DIR cannot be created or written (a file in the way, no permission, read-only). */
+export class DataFolderUnusable extends Data.TaggedError("DataFolderUnusable")<{
+  readonly folder: string
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `VERBATIM_DATA_DIR: the data folder ${this.folder} cannot be used: ${this.reason}; VERBATIM_DATA_DIR expects a folder this process can create and write`
+  }
+}
+
 export const lockFileName = "verbatim.pid"
 
 const running = (pid: number): boolean => {
@@ -42,7 +52,9 @@ export const holdDataFolder = (folder: string) =>
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const file = path.join(folder, lockFileName)
-    yield* fs.makeDirectory(folder, { recursive: true })
+    const unusable = (error: { readonly message: string }) =>
+      new DataFolderUnusable({ folder, reason: error.message })
+    yield* fs.makeDirectory(folder, { recursive: true }).pipe(Effect.mapError(unusable))
     const existing = yield* fs.readFileString(file).pipe(Effect.option)
     const pid = Option.flatMap(existing, holder)
     if (Option.isSome(pid) && running(pid.value)) {
@@ -51,7 +63,7 @@ export const holdDataFolder = (folder: string) =>
     const onExit = () => removeIfOurs(file)
     yield* Effect.acquireRelease(
       Effect.zipRight(
-        fs.writeFileString(file, `${process.pid}\n`),
+        fs.writeFileString(file, `${process.pid}\n`).pipe(Effect.mapError(unusable)),
         Effect.sync(() => process.on("exit", onExit))
       ),
       () =>

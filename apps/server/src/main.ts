@@ -16,6 +16,7 @@ import {
   probeListen,
   runWorker,
   servicesOn,
+  withSecretFiles,
   workerOn
 } from "@verbatim/runtime"
 import { Console, Effect, Layer, Option } from "effect"
@@ -62,6 +63,8 @@ const program = Effect.gen(function* () {
   }).pipe(Effect.provide(Layer.merge(loggerFor(settings.log), tracingFor(settings.tracing))))
 }).pipe(
   Effect.scoped,
+  // Every secret setting may come from a file (`DATABASE_URL_FILE`...).
+  withSecretFiles,
   Effect.tapErrorCause((cause) =>
     Option.match(describeCause(cause), {
       onNone: () => Effect.void,

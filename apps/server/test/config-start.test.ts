@@ -2,7 +2,7 @@
  * A start with a setting that cannot work stops at once, with one message naming the variable and
  * what it expects, and prints no API key: the real `pnpm start` process, as an operator runs it.
  */
-import { mkdtempSync, readdirSync } from "node:fs"
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs"
 import { type AddressInfo, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -62,6 +62,24 @@ describe("a start with a setting that cannot work", () => {
     },
     90_000
   )
+
+  it("a VERBATIM_DATA_DIR or VERBATIM_BLOB_DIR that cannot be a folder stops the start naming the variable", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "verbatim-unusable-"))
+    const file = join(dir, "a-file")
+    writeFileSync(file, "not a folder")
+    const data = await failedStart({ VERBATIM_DATA_DIR: join(file, "data") })
+    expect(data.code, data.output).not.toBe(0)
+    expect(data.output).toContain(
+      `Verbatim cannot run: VERBATIM_DATA_DIR: the data folder ${join(file, "data")} cannot be used:`
+    )
+    expect(data.output).not.toMatch(/\n\s+at /)
+    const blobs = await failedStart({ VERBATIM_BLOB_DIR: join(file, "blobs") })
+    expect(blobs.code, blobs.output).not.toBe(0)
+    expect(blobs.output).toContain(
+      `VERBATIM_BLOB_DIR: the upload folder ${join(file, "blobs")} cannot be used:`
+    )
+    expect(printedKey(blobs.output), blobs.output).toBeUndefined()
+  }, 120_000)
 
   it("a PORT in use stops the start before the database starts, naming PORT", async () => {
     const busy = createServer()

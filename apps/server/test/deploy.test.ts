@@ -10,7 +10,7 @@
  * - every `${VARIABLE}` compose reads from `deploy/.env` is in the README's deployment table.
  *
  * Docker is not needed: compose.yaml is read with a small reader of the subset it is written in
- * (maps, `&anchors` and `<<: *anchor` merges, scalars; lists are skipped), which fails on any other
+ * (maps, `&anchors` and `<<: *anchor` merges, scalars, flow sequences; block lists are skipped), which fails on any other
  * line it meets.
  */
 import { readFileSync } from "node:fs"
@@ -18,7 +18,13 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import { AssemblyAiConfig } from "@verbatim/assemblyai"
-import { InfrastructureConfig, LogConfig } from "@verbatim/runtime"
+import {
+  HeartbeatConfig,
+  InfrastructureConfig,
+  LogConfig,
+  resolveSecretFiles,
+  secretSettings
+} from "@verbatim/runtime"
 import { type Config, ConfigProvider, Effect, Either } from "effect"
 import { ServerConfig } from "../src/config.js"
 
@@ -32,24 +38,38 @@ interface Line {
   readonly value: string | undefined
 }
 
+/** Flow sequences written over several lines (as Biome formats long ones) put back on one line. */
+const joinFlowSequences = (text: string): string =>
+  text.replace(
+    /:\n\s*\[\n([\s\S]*?)\n\s*\]/g,
+    (_, items: string) =>
+      `: [${items
+        .split("\n")
+        .map((item) => item.trim())
+        .join(" ")
+        .replace(/,$/, "")}]`
+  )
+
 /** The lines of a YAML file of maps and scalars (list items and comments left out). */
 const linesOf = (text: string): ReadonlyArray<Line> =>
-  text.split("\n").flatMap((raw): ReadonlyArray<Line> => {
-    const trimmed = raw.trim()
-    // Blank lines, comments, list items and flow sequences continued on their own line are not maps.
-    if (trimmed === "" || trimmed.startsWith("#") || trimmed.startsWith("- ") || trimmed.startsWith("["))
-      return []
-    const match = /^( *)("?[^":]+"?|<<):(?: (.*))?$/.exec(raw)
-    if (match === null) throw new Error(`compose.yaml: cannot read ${JSON.stringify(raw)}`)
-    const value = match[3]?.trim()
-    return [
-      {
-        indent: match[1]?.length ?? 0,
-        key: (match[2] ?? "").replace(/^"|"$/g, ""),
-        value: value === undefined || value === "" ? undefined : value.replace(/^"(.*)"$/, "$1")
-      }
-    ]
-  })
+  joinFlowSequences(text)
+    .split("\n")
+    .flatMap((raw): ReadonlyArray<Line> => {
+      const trimmed = raw.trim()
+      // Blank lines, comments, list items and flow sequences continued on their own line are not maps.
+      if (trimmed === "" || trimmed.startsWith("#") || trimmed.startsWith("- ") || trimmed.startsWith("["))
+        return []
+      const match = /^( *)("?[^":]+"?|<<):(?: (.*))?$/.exec(raw)
+      if (match === null) throw new Error(`compose.yaml: cannot read ${JSON.stringify(raw)}`)
+      const value = match[3]?.trim()
+      return [
+        {
+          indent: match[1]?.length ?? 0,
+          key: (match[2] ?? "").replace(/^"|"$/g, ""),
+          value: value === undefined || value === "" ? undefined : value.replace(/^"(.*)"$/, "$1")
+        }
+      ]
+    })
 
 /** The lines nested under the line at `index` (deeper indentation, until the block ends). */
 const blockAfter = (lines: ReadonlyArray<Line>, index: number): ReadonlyArray<Line> => {
@@ -100,7 +120,7 @@ const appServices = (): ReadonlyArray<AppService> => {
     const body = blockAfter(services, index)
     const fields = mapOf(body, anchors)
     const command = fields.get("command") ?? ""
-    if (!/"pnpm", "(start|worker)"/.test(command)) return []
+    if (!/dist\/(server|worker)\.mjs"\]$/.test(command)) return []
     const environmentAt = body.findIndex(
       (field) => field.key === "environment" && field.indent === body[0]?.indent
     )
@@ -110,9 +130,13 @@ const appServices = (): ReadonlyArray<AppService> => {
 
 /** Values for what compose takes from `deploy/.env`: `${NAME:-default}` is its default. */
 const sampleEnv: Record<string, string> = {
-  POSTGRES_PASSWORD: "samplepassword0123456789",
-  ASSEMBLYAI_API_KEY: "sample-assemblyai-key",
-  VERBATIM_BLOB_SIGNING_KEY: "a-sample-signing-key-of-forty-characters"
+  ASSEMBLYAI_API_KEY: "sample-assemblyai-key"
+}
+
+/** What the secrets' files (`/run/secrets/<name>`, deploy/make-secrets.sh) hold, in their form. */
+const sampleSecrets: Record<string, string> = {
+  "/run/secrets/database_url": "postgres://verbatim:0123456789abcdef@postgres:5432/verbatim",
+  "/run/secrets/blob_signing_key": "a-sample-signing-key-of-forty-characters"
 }
 
 const interpolate = (value: string): string =>
@@ -154,12 +178,18 @@ const services = appServices()
 const given = [...new Set(services.flatMap((service) => [...service.environment.keys()]))].sort()
 
 describe("deploy/compose.yaml", () => {
-  it("runs API servers with pnpm start and workers with pnpm worker", () => {
+  it("runs the API servers' and the workers' bundles with node, as the image's CMD does", () => {
     expect(services.map((service) => [service.name, service.command])).toEqual([
-      ["api", '["pnpm", "start"]'],
-      ["worker", '["pnpm", "worker"]']
+      [
+        "api",
+        '["--liftoff-only", "--max-semi-space-size=8", "--heap-growing-percent=100", "apps/server/dist/server.mjs"]'
+      ],
+      ["worker", '["apps/worker/dist/worker.mjs"]']
     ])
-    expect(given).toContain("DATABASE_URL")
+    expect(read("deploy/Dockerfile")).toContain(
+      'CMD ["--liftoff-only", "--max-semi-space-size=8", "--heap-growing-percent=100", "apps/server/dist/server.mjs"]'
+    )
+    expect(given).toContain("DATABASE_URL_FILE")
     expect(given).toContain("REDIS_URL")
   })
 
@@ -167,12 +197,22 @@ describe("deploy/compose.yaml", () => {
     "%s: every variable is read by the app's settings, which accept the values",
     (_, service) => {
       // A variable passed through from deploy/.env (no value here) is read as the deployer may set it.
-      const env = new Map<string, string>()
-      for (const [key, value] of service.environment) env.set(key, interpolate(value ?? `\${${key}}`))
+      const given = new Map<string, string>()
+      for (const [key, value] of service.environment) given.set(key, interpolate(value ?? `\${${key}}`))
+      // Secrets' files read as the process reads them at start (`withSecretFiles`).
+      const resolved = resolveSecretFiles(Object.fromEntries(given), (path) => {
+        const content = sampleSecrets[path]
+        if (content === undefined) throw new Error(`no sample for ${path}`)
+        return content
+      })
+      expect(Either.isRight(resolved), String(Either.isLeft(resolved) && resolved.left)).toBe(true)
+      const env = new Map(Object.entries(Either.getOrElse(resolved, () => ({}))))
       // What the process reads at start: the server's settings, or the worker's (infrastructure and
       // logs), and the speech engine's that those choose (AssemblyAI when its key is set: `speechFor`).
       const configs: ReadonlyArray<Config.Config<unknown>> = [
-        ...(service.command.includes("start") ? [ServerConfig] : [InfrastructureConfig, LogConfig]),
+        ...(service.command.includes("server.mjs")
+          ? [ServerConfig]
+          : [InfrastructureConfig, LogConfig, HeartbeatConfig]),
         AssemblyAiConfig
       ]
       const asked = new Set<string>()
@@ -184,7 +224,9 @@ describe("deploy/compose.yaml", () => {
         ).toBe(true)
         for (const key of settings.asked) asked.add(key)
       }
-      const unread = [...service.environment.keys()].filter((key) => !asked.has(key))
+      const read = (key: string) =>
+        asked.has(key) || secretSettings.some((name) => key === `${name}_FILE` && asked.has(name))
+      const unread = [...service.environment.keys()].filter((key) => !read(key))
       expect(unread, `${service.name} is given variables its settings never read`).toEqual([])
     }
   )

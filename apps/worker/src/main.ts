@@ -12,12 +12,15 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import {
   absorbRepeatedSignals,
   describeCause,
+  HeartbeatConfig,
+  heartbeat,
   InfrastructureConfig,
   infrastructureFor,
   LogConfig,
   loggerFor,
   runWorker,
   servicesOn,
+  withSecretFiles,
   workerOn
 } from "@verbatim/runtime"
 import { Console, Effect, Option } from "effect"
@@ -38,10 +41,12 @@ const program = Effect.gen(function* () {
   const settings = yield* InfrastructureConfig
   // VERBATIM_LOG_LEVEL (default info) and VERBATIM_LOG_FORMAT (json off a terminal, else pretty).
   const log = yield* LogConfig
+  const beat = yield* HeartbeatConfig
   const refused = refusal(settings)
   if (Option.isSome(refused)) return yield* Effect.fail(refused.value)
   yield* Effect.gen(function* () {
     yield* runWorker
+    yield* Effect.forkScoped(heartbeat(beat))
     yield* Effect.logInfo("worker started: taking jobs and webhook deliveries")
     return yield* Effect.never
   }).pipe(
@@ -51,6 +56,7 @@ const program = Effect.gen(function* () {
     Effect.provide(loggerFor(log))
   )
 }).pipe(
+  withSecretFiles,
   Effect.tapErrorCause((cause) =>
     Option.match(describeCause(cause), {
       onNone: () => Effect.void,

@@ -36,11 +36,12 @@ const notInstalled = (error: PlatformError) => error._tag === "SystemError" && e
 const modesTtl = Duration.minutes(1)
 
 /**
- * The installed modes (`apertium -l`); empty when Apertium is not installed (any other failure is
- * logged).
+ * The installed modes (`apertium -l`, bound to this process like every run); empty when Apertium
+ * is not installed (under the bound wrapper a missing binary is a shell's exit 127 with no output)
+ * or any other failure (logged when the binary could not be started).
  */
-const listModes = (binary: string) =>
-  Command.string(Command.make(binary, "-l")).pipe(
+const listModes = (binary: string, setpriv: string | undefined) =>
+  Command.string(Command.make(...bound(setpriv, binary, ["-l"]))).pipe(
     Effect.map(parseModes),
     Effect.catchAll((error) =>
       Effect.as(
@@ -66,7 +67,7 @@ export const make = Effect.fn("Apertium.make")(function* (
 
   /** The installed modes, listed at most once a minute; empty when Apertium is not installed. */
   const listed = yield* Effect.cachedWithTTL(
-    Effect.provideService(listModes(settings.binary), CommandExecutor.CommandExecutor, executor),
+    Effect.provideService(listModes(settings.binary, setpriv), CommandExecutor.CommandExecutor, executor),
     modesTtl
   )
   const startedAt = yield* Clock.currentTimeMillis
@@ -167,7 +168,10 @@ export const make = Effect.fn("Apertium.make")(function* (
 
 /** The installed modes, for the start-up choice of engine (none: Apertium is not installed). */
 export const installedModes = (settings: ApertiumSettings) =>
-  Effect.provide(listModes(settings.binary), NodeContext.layer)
+  Effect.provide(
+    Effect.flatMap(setprivWrapper, (setpriv) => listModes(settings.binary, setpriv)),
+    NodeContext.layer
+  )
 
 /**
  * The engine over these settings; builds whether or not Apertium is installed. `installed`: the

@@ -108,7 +108,9 @@ export const describeFailure = (error: unknown): string => {
     const listen = describeListenFailure(cause)
     if (listen !== undefined) return listen
   }
-  const message = messageOf(error) ?? String(error)
+  // The blob store's errors carry their sentence in `reason` (their message is their fields as JSON).
+  const reason = tagOf(error) === "BlobStoreError" ? field(error, "reason") : undefined
+  const message = typeof reason === "string" ? reason : (messageOf(error) ?? String(error))
   if (tagOf(error) === "SqlError" && message.startsWith("cannot connect to PostgreSQL")) {
     return describeDatabaseFailure(message, cause)
   }

@@ -5,8 +5,10 @@
  */
 export * from "./address.js"
 export * from "./failure.js"
+export * from "./heartbeat.js"
 export * from "./layers.js"
 export * from "./media.js"
+export * from "./secret-files.js"
 export * from "./settings.js"
 export * from "./signals.js"
 export * from "./testing.js"

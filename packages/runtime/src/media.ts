@@ -150,7 +150,14 @@ const localKey = (root: string) =>
     const file = path.join(root, ".signing-key")
     const failed = (error: { readonly message: string }) =>
       new BlobStoreError({ reason: `the signing key ${file}: ${error.message}` })
-    yield* fs.makeDirectory(root, { recursive: true }).pipe(Effect.mapError(failed))
+    yield* fs.makeDirectory(root, { recursive: true }).pipe(
+      Effect.mapError(
+        (error) =>
+          new BlobStoreError({
+            reason: `VERBATIM_BLOB_DIR: the upload folder ${root} cannot be used: ${error.message}; VERBATIM_BLOB_DIR expects a folder this process can create and write`
+          })
+      )
+    )
     if (!(yield* fs.exists(file).pipe(Effect.mapError(failed)))) {
       const bytes = crypto.getRandomValues(new Uint8Array(32))
       const key = Buffer.from(bytes).toString("base64url")

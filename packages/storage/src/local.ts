@@ -157,9 +157,14 @@ export const make = (
     const root = paths.resolve(settings.root ?? defaultRoot)
     const partials = paths.join(root, partialDirectory)
     const bucket = settings.bucket ?? defaultBucket
-    yield* fs
-      .makeDirectory(partials, { recursive: true })
-      .pipe(Effect.mapError(failure("cannot create the blob folder")))
+    yield* fs.makeDirectory(partials, { recursive: true }).pipe(
+      Effect.mapError(
+        (error) =>
+          new BlobStoreError({
+            reason: `VERBATIM_BLOB_DIR: the upload folder ${root} cannot be used: ${error.message}; VERBATIM_BLOB_DIR expects a folder this process can create and write`
+          })
+      )
+    )
     yield* sweepPartials(fs, paths, partials, Duration.decode(settings.staleAfter ?? Duration.hours(1)))
 
     /** The file of a valid path (segments never contain `..`, so it is under the root). */

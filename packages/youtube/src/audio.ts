@@ -13,6 +13,7 @@ import {
   VideoRestricted,
   VideoUnavailable
 } from "@verbatim/core"
+import { bound, findSetpriv } from "@verbatim/processes"
 import { Chunk, Deferred, Duration, Effect, Exit, Option, Redacted, Stream } from "effect"
 import type { FormatJson } from "./player.js"
 import type { Transport } from "./transport.js"
@@ -293,6 +294,8 @@ export const ytDlpFailure = (videoId: string, stderr: string, code: number): Pla
   if (/video unavailable|this video is unavailable|has been removed/.test(text)) {
     return new VideoUnavailable({ videoId, reason: last })
   }
+  // 127: the bound wrapper's shell could not start the binary (missing, not executable).
+  if (code === 127) return new AudioUnavailable({ videoId, reason: `cannot run yt-dlp: ${last}` })
   return new AudioUnavailable({ videoId, reason: `yt-dlp exited with code ${code}: ${last}` })
 }
 
@@ -325,11 +328,14 @@ export const ytDlpAudio = (
 ): Stream.Stream<Uint8Array, PlatformError> =>
   Stream.unwrapScoped(
     Effect.gen(function* () {
+      const setpriv = findSetpriv()
       const exited = yield* Deferred.make<number, PlatformError>()
       // Listeners go on at once: the process may end before its output has been read.
       const child = yield* Effect.acquireRelease(
         Effect.sync(() => {
-          const process = spawn(binary, ytDlpArgs(videoId, proxy), { stdio: ["ignore", "pipe", "pipe"] })
+          // Bound to this process: yt-dlp (and the ffmpeg it may start) dies with it, even on SIGKILL.
+          const [command, ...args] = bound(setpriv, binary, ytDlpArgs(videoId, proxy))
+          const process = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] })
           process.once("error", (error) =>
             Deferred.unsafeDone(
               exited,
@@ -343,7 +349,10 @@ export const ytDlpAudio = (
         }),
         (process) =>
           Effect.sync(() => {
-            if (process.exitCode === null && process.signalCode === null) process.kill("SIGKILL")
+            // The bound wrapper answers SIGTERM by killing yt-dlp's whole process group.
+            if (process.exitCode === null && process.signalCode === null) {
+              process.kill(setpriv === undefined ? "SIGKILL" : "SIGTERM")
+            }
           })
       )
       let stderr = ""

@@ -97,23 +97,28 @@ export const makeTranscribe = Effect.gen(function* () {
         ...fields
       })
 
+      /**
+       * A job that ends with this request, ending now: created and started when the request came
+       * in, completed when its outcome is known (a caption fetch or a platform lookup can take
+       * seconds), so its three timestamps are the real ones.
+       */
+      const ended = (fields: Partial<JobRecord> & Pick<JobRecord, "status">) =>
+        Effect.map(DateTime.now, (at) => job({ completedAt: at, ...fields }))
+
       /** Records the request as a failed job, then fails with the error, naming that job. */
       const failWith = (error: Errors.ApiError, details?: VideoDetails, title?: string | null) =>
-        lifecycle
-          .create(
-            job({ status: "failed", error: error.message, videoTitle: details?.title ?? title ?? null })
-          )
-          .pipe(
-            Effect.zipRight(
-              Effect.fail(
-                new Errors.ApiError({
-                  code: error.code,
-                  message: error.message,
-                  details: { ...error.details, job_id: jobId }
-                })
-              )
+        ended({ status: "failed", error: error.message, videoTitle: details?.title ?? title ?? null }).pipe(
+          Effect.flatMap((failed) => lifecycle.create(failed)),
+          Effect.zipRight(
+            Effect.fail(
+              new Errors.ApiError({
+                code: error.code,
+                message: error.message,
+                details: { ...error.details, job_id: jobId }
+              })
             )
           )
+        )
 
       const completed = (record: ServedTranscript, credits: Credits.Credits) =>
         new Api.TranscribeCompleted(
@@ -134,7 +139,9 @@ export const makeTranscribe = Effect.gen(function* () {
        */
       const serveOwned = (filter: OwnedFilter) =>
         Effect.map(
-          lifecycle.serveOwned(job({ status: "completed" }), filter, now),
+          Effect.flatMap(DateTime.now, (at) =>
+            lifecycle.serveOwned(job({ status: "completed" }), filter, at)
+          ),
           Option.map((record) => completed(record, 0))
         )
 
@@ -193,6 +200,7 @@ export const makeTranscribe = Effect.gen(function* () {
             asrIntelligence: null,
             createdAt: now
           }
+          const finishedAt = yield* DateTime.now
           const outcome = yield* lifecycle
             .record(
               job({ status: "completed" }),
@@ -202,7 +210,7 @@ export const makeTranscribe = Effect.gen(function* () {
                 price,
                 reason: `captions of ${resolved.videoId} (${track.language}, ${track.kind})`
               },
-              now
+              finishedAt
             )
             .pipe(
               Effect.catchTag("InsufficientCredits", (error) =>
@@ -224,7 +232,7 @@ export const makeTranscribe = Effect.gen(function* () {
           })
           if (quote.exceeds_max_duration) {
             const error = `video ${resolved.videoId} lasts ${quote.duration_minutes} minutes, longer than the ${quote.max_duration_minutes} minutes ASR takes`
-            yield* lifecycle.create(job({ status: "failed", error, videoTitle: details.title }))
+            yield* lifecycle.create(yield* ended({ status: "failed", error, videoTitle: details.title }))
             return new Api.TranscribeFailed({
               request_id: requestId,
               mode,
@@ -247,7 +255,9 @@ export const makeTranscribe = Effect.gen(function* () {
               }
             )
           }
-          yield* lifecycle.create(job({ status: "requires_asr_confirmation", videoTitle: details.title }))
+          yield* lifecycle.create(
+            yield* ended({ status: "requires_asr_confirmation", videoTitle: details.title })
+          )
           return new Api.TranscribeConfirmation({
             request_id: requestId,
             mode,

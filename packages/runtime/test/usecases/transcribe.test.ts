@@ -8,8 +8,8 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { type Account, Transcribe } from "@verbatim/core"
-import { Api, Asr, Pricing, Transcript } from "@verbatim/domain"
-import { Effect, Either, Schema } from "effect"
+import { Api, Asr, type Errors, Pricing, Transcript } from "@verbatim/domain"
+import { Clock, DateTime, Effect, Either, Schema } from "effect"
 import {
   createAccount,
   estimateRequest,
@@ -35,11 +35,58 @@ const completed = (account: Account, body: Record<string, unknown>) =>
     return answer as Api.TranscribeCompleted
   })
 
+/**
+ * A clock a second further on at every reading: the request's arrival and the moment its outcome is
+ * known are distinct readings, so a job whose timestamps are all one reading is told apart without
+ * any real wait.
+ */
+const steppingClock = (): Clock.Clock => {
+  const live = Clock.make()
+  let readings = 0
+  const millis = () => live.unsafeCurrentTimeMillis() + 1000 * readings++
+  return {
+    ...live,
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: millis,
+    currentTimeMillis: Effect.sync(millis),
+    unsafeCurrentTimeNanos: () => BigInt(millis()) * 1_000_000n,
+    currentTimeNanos: Effect.sync(() => BigInt(millis()) * 1_000_000n)
+  }
+}
+
 const transcribe = (account: Account, body: Record<string, unknown>) =>
   Effect.flatMap(Transcribe, (useCase) => useCase.transcribe(account, transcribeRequest(body)))
 
 layer(useCasesLayer(), suiteOptions)("Transcribe (captions path) on the production wiring", (it) => {
   describe("serving captions", () => {
+    it.effect(
+      "a job that ends with its request is completed when its outcome is known, after it was created",
+      () =>
+        Effect.gen(function* () {
+          const account = yield* createAccount({ credits: 5 })
+          const served = yield* completed(account, { video: videos.manualAndAuto }).pipe(
+            Effect.withClock(steppingClock())
+          )
+          const job = yield* storedJob(account, served.job_id)
+          expect(job.startedAt).not.toBeNull()
+          expect(job.completedAt).not.toBeNull()
+          const [created, started, done] = [job.createdAt, job.startedAt, job.completedAt].map((at) =>
+            at === null ? 0 : DateTime.toEpochMillis(at)
+          )
+          expect(started).toBe(created)
+          expect(done).toBeGreaterThan(created ?? 0)
+
+          const refusal = yield* Effect.flip(
+            transcribe(account, { video: videos.noCaptions }).pipe(Effect.withClock(steppingClock()))
+          )
+          const failed = yield* jobNamedBy(account, refusal as Errors.ApiError)
+          expect(failed.status).toBe("failed")
+          expect(DateTime.toEpochMillis(failed.completedAt ?? failed.createdAt)).toBeGreaterThan(
+            DateTime.toEpochMillis(failed.createdAt)
+          )
+        })
+    )
+
     it.effect(
       "charges exactly 1 credit once, keyed on the job, and records a completed job with the transcript",
       () =>
