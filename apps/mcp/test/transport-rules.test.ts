@@ -47,11 +47,14 @@ const tokenRequest = (base: string, fields: Record<string, string>) =>
     }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }))
   )
 
-layer(testServerOn({ mcpAllowedOrigins: [allowedOrigin] }), { timeout: "90 seconds", excludeTestServices: true })(
-  "the MCP endpoint and OAuth to the letter",
-  (it) => {
-    describe("OAuth", () => {
-      it.scoped("a loopback redirect URI registered without a port is authorized on any port (RFC 8252 §7.3)", () =>
+layer(testServerOn({ mcpAllowedOrigins: [allowedOrigin] }), {
+  timeout: "90 seconds",
+  excludeTestServices: true
+})("the MCP endpoint and OAuth to the letter", (it) => {
+  describe("OAuth", () => {
+    it.scoped(
+      "a loopback redirect URI registered without a port is authorized on any port (RFC 8252 §7.3)",
+      () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           const { key } = yield* server.newAccount()
@@ -82,7 +85,11 @@ layer(testServerOn({ mcpAllowedOrigins: [allowedOrigin] }), { timeout: "90 secon
             (yield* server.get(`/oauth/authorize?${new URLSearchParams(params("http://[::1]:5/cb"))}`)).status
           ).toBe(200)
           // Only the port is free: another path, host or scheme is still refused.
-          for (const other of ["http://127.0.0.1:33418/other", "http://localhost:33418/", "https://127.0.0.1:33418/"]) {
+          for (const other of [
+            "http://127.0.0.1:33418/other",
+            "http://localhost:33418/",
+            "https://127.0.0.1:33418/"
+          ]) {
             const refused = yield* server.get(`/oauth/authorize?${new URLSearchParams(params(other))}`)
             expect(refused.status, other).toBe(400)
             expect(refused.text).toContain("redirect_uri is not one this client registered")
@@ -103,9 +110,11 @@ layer(testServerOn({ mcpAllowedOrigins: [allowedOrigin] }), { timeout: "90 secon
           expect(exchanged.status).toBe(200)
           expect(exchanged.body.access_token).toMatch(/^vbo_at_/)
         })
-      )
+    )
 
-      it.scoped("a code exchanged twice: refused, and the tokens it issued are revoked (OAuth 2.1 §4.1.3)", () =>
+    it.scoped(
+      "a code exchanged twice: refused, and the tokens it issued are revoked (OAuth 2.1 §4.1.3)",
+      () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           const { key } = yield* server.newAccount()
@@ -121,7 +130,10 @@ layer(testServerOn({ mcpAllowedOrigins: [allowedOrigin] }), { timeout: "90 secon
           )
           const first = provider.saved as OAuthTokens
           const withToken = (token: string) =>
-            server.post(mcpPath, { json: toolsList, headers: { ...mcpHeaders, authorization: `Bearer ${token}` } })
+            server.post(mcpPath, {
+              json: toolsList,
+              headers: { ...mcpHeaders, authorization: `Bearer ${token}` }
+            })
           expect((yield* withToken(first.access_token)).status).toBe(200)
 
           const secret = (provider.client as { client_secret?: string }).client_secret ?? ""
@@ -146,11 +158,13 @@ layer(testServerOn({ mcpAllowedOrigins: [allowedOrigin] }), { timeout: "90 secon
           })
           expect(refresh).toMatchObject({ status: 400, body: { error: "invalid_grant" } })
         })
-      )
-    })
+    )
+  })
 
-    describe("Origin and CORS on the MCP endpoint", () => {
-      it.scoped("a foreign Origin answers 403 with the error body; none, the service's own and allowed ones pass", () =>
+  describe("Origin and CORS on the MCP endpoint", () => {
+    it.scoped(
+      "a foreign Origin answers 403 with the error body; none, the service's own and allowed ones pass",
+      () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           const { key } = yield* server.newAccount()
@@ -160,7 +174,12 @@ layer(testServerOn({ mcpAllowedOrigins: [allowedOrigin] }), { timeout: "90 secon
               key,
               headers: { ...mcpHeaders, ...(origin === undefined ? {} : { origin }) }
             })
-          for (const foreign of ["https://evil.example", "null", "http://localhost:6275", "http://127.0.0.1:1"]) {
+          for (const foreign of [
+            "https://evil.example",
+            "null",
+            "http://localhost:6275",
+            "http://127.0.0.1:1"
+          ]) {
             const refused = yield* post(foreign)
             expect(refused.status, foreign).toBe(403)
             expect(refused.json).toMatchObject({ error: "forbidden" })
@@ -191,9 +210,11 @@ layer(testServerOn({ mcpAllowedOrigins: [allowedOrigin] }), { timeout: "90 secon
           expect(unauthenticated.headers.get("access-control-expose-headers")).toContain("WWW-Authenticate")
           expect(unauthenticated.headers.get("www-authenticate")).toContain("resource_metadata=")
         })
-      )
+    )
 
-      it.scoped("the preflight (OPTIONS) answers an allowed origin with the transport's methods and headers", () =>
+    it.scoped(
+      "the preflight (OPTIONS) answers an allowed origin with the transport's methods and headers",
+      () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           const preflight = (origin: string) =>
@@ -212,7 +233,13 @@ layer(testServerOn({ mcpAllowedOrigins: [allowedOrigin] }), { timeout: "90 secon
           expect(methods).toEqual(expect.arrayContaining(["GET", "POST", "DELETE", "OPTIONS"]))
           const headers = (ok.headers.get("access-control-allow-headers") ?? "").toLowerCase().split(/,\s*/)
           expect(headers).toEqual(
-            expect.arrayContaining(["authorization", "content-type", "mcp-session-id", "mcp-protocol-version", "last-event-id"])
+            expect.arrayContaining([
+              "authorization",
+              "content-type",
+              "mcp-session-id",
+              "mcp-protocol-version",
+              "last-event-id"
+            ])
           )
           expect(ok.headers.get("access-control-expose-headers")).toContain("WWW-Authenticate")
           const foreign = yield* preflight("https://evil.example")
@@ -220,33 +247,32 @@ layer(testServerOn({ mcpAllowedOrigins: [allowedOrigin] }), { timeout: "90 secon
           expect(foreign.json).toMatchObject({ error: "forbidden" })
           expect(foreign.headers.get("access-control-allow-origin")).toBeNull()
         })
-      )
-    })
+    )
+  })
 
-    describe("JSON-RPC errors through the SDK's client", () => {
-      it.scoped("say `MCP error <code>:` once", () =>
-        Effect.gen(function* () {
-          const server = yield* TestServer
-          const { key } = yield* server.newAccount()
-          const { client } = yield* httpClient(server.baseUrl, key)
-          const unknownTool = yield* Effect.promise(() =>
-            client.callTool({ name: "no_such_tool", arguments: {} }).then(
-              () => "answered",
-              (error: Error) => error.message
-            )
+  describe("JSON-RPC errors through the SDK's client", () => {
+    it.scoped("say `MCP error <code>:` once", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const { key } = yield* server.newAccount()
+        const { client } = yield* httpClient(server.baseUrl, key)
+        const unknownTool = yield* Effect.promise(() =>
+          client.callTool({ name: "no_such_tool", arguments: {} }).then(
+            () => "answered",
+            (error: Error) => error.message
           )
-          expect(unknownTool).toMatch(/^MCP error -32602: unknown tool no_such_tool/)
-          expect(unknownTool.match(/MCP error/g)).toHaveLength(1)
-          const missing = yield* Effect.promise(() =>
-            client.readResource({ uri: "transcript://dQw4w9WgXcQ/en" }).then(
-              () => "answered",
-              (error: Error) => error.message
-            )
+        )
+        expect(unknownTool).toMatch(/^MCP error -32602: unknown tool no_such_tool/)
+        expect(unknownTool.match(/MCP error/g)).toHaveLength(1)
+        const missing = yield* Effect.promise(() =>
+          client.readResource({ uri: "transcript://dQw4w9WgXcQ/en" }).then(
+            () => "answered",
+            (error: Error) => error.message
           )
-          expect(missing).toMatch(/^MCP error -?\d+: /)
-          expect(missing.match(/MCP error/g)).toHaveLength(1)
-        })
-      )
-    })
-  }
-)
+        )
+        expect(missing).toMatch(/^MCP error -?\d+: /)
+        expect(missing.match(/MCP error/g)).toHaveLength(1)
+      })
+    )
+  })
+})

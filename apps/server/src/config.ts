@@ -12,6 +12,8 @@
  * | VERBATIM_MCP_ALLOWED_ORIGINS | none | comma-separated origins (`https://app.example`) whose pages may call /api/v2/gpt/mcp from a browser, besides the service's own; see `McpOriginsConfig` |
  * | (the rest) | | see `packages/runtime/src/settings.ts` and the README |
  */
+
+import { parseOrigin } from "@verbatim/mcp-tools"
 import {
   InfrastructureConfig,
   type InfrastructureSettings,
@@ -19,7 +21,6 @@ import {
   type LogSettings,
   ServerAddressConfig
 } from "@verbatim/runtime"
-import { parseOrigin } from "@verbatim/mcp-tools"
 import { Config, ConfigError, Either, Option } from "effect"
 import { TracingConfig, type TracingSettings } from "./tracing.js"
 

@@ -31,10 +31,18 @@ describe("ServerConfig", () => {
     expect(Either.getOrThrow(read({})).mcpAllowedOrigins).toEqual([])
     expect(
       Either.getOrThrow(
-        read({ VERBATIM_MCP_ALLOWED_ORIGINS: " HTTP://LocalHost:6274 , https://app.example/,https://b.example:443" })
+        read({
+          VERBATIM_MCP_ALLOWED_ORIGINS: " HTTP://LocalHost:6274 , https://app.example/,https://b.example:443"
+        })
       ).mcpAllowedOrigins
     ).toEqual(["http://localhost:6274", "https://app.example", "https://b.example"])
-    for (const bad of ["https://app.example/path", "*", "app.example", "ftp://x.example", "https://u@x.example"]) {
+    for (const bad of [
+      "https://app.example/path",
+      "*",
+      "app.example",
+      "ftp://x.example",
+      "https://u@x.example"
+    ]) {
       const text = failure({ VERBATIM_MCP_ALLOWED_ORIGINS: `https://ok.example,${bad}` })
       expect(text).toContain("VERBATIM_MCP_ALLOWED_ORIGINS")
       expect(text).toContain(bad)

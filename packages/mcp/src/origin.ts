@@ -65,7 +65,8 @@ export const originAllowed = (origin: string, allowed: ReadonlyArray<string>, se
 /** The methods of the transport a browser may use. */
 export const corsMethods = "GET, POST, DELETE, OPTIONS"
 /** The request headers a browser client of the transport sends. */
-export const corsAllowHeaders = "Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
+export const corsAllowHeaders =
+  "Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
 /** The answer headers a browser client must read: the session, and the 401's challenge. */
 export const corsExposeHeaders = "Mcp-Session-Id, WWW-Authenticate"
 

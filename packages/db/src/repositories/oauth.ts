@@ -198,10 +198,7 @@ export const make: Effect.Effect<OAuthStore["Type"], never, SqlClient.SqlClient>
     saveGrant: (grant) =>
       sql`INSERT INTO oauth_grants (id, client_id, account_id, api_key_id, created_at, code_hash)
       VALUES (${grant.id}, ${grant.clientId}, ${grant.accountId}, ${grant.apiKeyId}, ${toDate(grant.createdAt)},
-        ${grant.codeHash ?? null})`.pipe(
-        Effect.asVoid,
-        operation("OAuthStore.saveGrant")
-      ),
+        ${grant.codeHash ?? null})`.pipe(Effect.asVoid, operation("OAuthStore.saveGrant")),
     saveToken: (token) =>
       sql`INSERT INTO oauth_tokens (token_hash, kind, grant_id, resource, scope, created_at, expires_at)
       VALUES (${token.tokenHash}, ${token.kind}, ${token.grantId}, ${token.resource}, ${token.scope},

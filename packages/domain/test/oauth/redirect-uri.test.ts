@@ -23,7 +23,10 @@ describe("OAuth.redirectUriMatches (RFC 8252 §7.3)", () => {
         (host, registeredPort, presentedPort, p, q) => {
           const rest = q === undefined ? p : `${p}?${q}`
           expect(
-            OAuth.redirectUriMatches(withPort(host, registeredPort, rest), withPort(host, presentedPort, rest))
+            OAuth.redirectUriMatches(
+              withPort(host, registeredPort, rest),
+              withPort(host, presentedPort, rest)
+            )
           ).toBe(true)
         }
       )
@@ -53,7 +56,12 @@ describe("OAuth.redirectUriMatches (RFC 8252 §7.3)", () => {
   it("ignores the port nowhere else: https, other hosts and app schemes match exactly", () => {
     fc.assert(
       fc.property(
-        fc.constantFrom("https://127.0.0.1", "https://app.example.com", "http://example.com", "http://10.0.0.1"),
+        fc.constantFrom(
+          "https://127.0.0.1",
+          "https://app.example.com",
+          "http://example.com",
+          "http://10.0.0.1"
+        ),
         port,
         path,
         (origin, p, rest) => {
@@ -63,9 +71,9 @@ describe("OAuth.redirectUriMatches (RFC 8252 §7.3)", () => {
       )
     )
     expect(OAuth.redirectUriMatches("vscode://callback", "vscode://callback:5")).toBe(false)
-    expect(OAuth.isRegisteredRedirectUri(["https://a.example/cb", "http://[::1]/cb"], "http://[::1]:7/cb")).toBe(
-      true
-    )
+    expect(
+      OAuth.isRegisteredRedirectUri(["https://a.example/cb", "http://[::1]/cb"], "http://[::1]:7/cb")
+    ).toBe(true)
     expect(OAuth.isRegisteredRedirectUri([], "http://[::1]:7/cb")).toBe(false)
   })
 })
