@@ -1,7 +1,7 @@
 /**
- * `node scripts/bundle.mjs [--if-changed] <server|worker|admin|all>...`: each app as compiled
+ * `node scripts/bundle.mjs [--if-changed] <server|worker|admin|mcp|all>...`: each app as compiled
  * JavaScript, `apps/<app>/dist/<name>.mjs` (and its chunks: code reached only by `import()`), which
- * `pnpm start`, `pnpm worker` and `pnpm admin` run with plain
+ * `pnpm start`, `pnpm worker`, `pnpm admin` and `pnpm mcp` run with plain
  * `node` (no TypeScript loader: less memory and a faster start). The workspace packages are bundled
  * from their TypeScript sources, with Effect's packages; every other package stays external,
  * imported from the exact file that Node would load for it where it is installed, so the bundle
@@ -10,7 +10,7 @@
  * `import.meta.url` in a workspace module keeps naming that module's own file (assets next to the
  * sources, such as the demo catalogue, are found as before).
  *
- * Built once: `pnpm install` bundles the three apps (the root `postinstall`, `--install`: skipped
+ * Built once: `pnpm install` bundles the apps (the root `postinstall`, `--install`: skipped
  * under `NODE_ENV=production` or without esbuild, as in a production-only install), and each command then
  * runs `node scripts/bundle.mjs --if-changed <app>` before node, which rebuilds only when a file the
  * bundle was made from changed since (`<name>.build.json` beside the bundle lists every input file
@@ -32,7 +32,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const apps = {
   server: ["apps/server/src/main.ts", "apps/server/dist", "server"],
   worker: ["apps/worker/src/main.ts", "apps/worker/dist", "worker"],
-  admin: ["apps/server/src/admin.ts", "apps/server/dist", "admin"]
+  admin: ["apps/server/src/admin.ts", "apps/server/dist", "admin"],
+  mcp: ["apps/mcp/src/main.ts", "apps/mcp/dist", "mcp"]
 }
 /** Files that shape every bundle without being bundled: this script, its plugin, the lockfile. */
 const alwaysInputs = ["scripts/bundle.mjs", "scripts/bundle-externals.mjs", "pnpm-lock.yaml"]

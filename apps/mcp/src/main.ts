@@ -1,5 +1,5 @@
 /**
- * `pnpm --silent mcp`: the Verbatim MCP server on stdio, for assistants that start it as a command
+ * `pnpm --silent mcp`: the Verbatim MCP server on stdio (compiled by `scripts/bundle.mjs`, run with plain node), for assistants that start it as a command
  * (Claude Desktop, VS Code, Cursor). stdout carries the protocol only; logs go to stderr.
  *
  * | variable | meaning |
@@ -16,10 +16,8 @@
  * (the server's embedded worker, or `pnpm worker`), which take them from the shared queue or the
  * database.
  */
-import { FetchHttpClient } from "@effect/platform"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
-import { AccountOperations, inProcessByKey, makeServer, overHttp } from "@verbatim/mcp-tools"
+import { AccountOperations, inProcessByKey } from "@verbatim/mcp-tools"
 import {
   describeCause,
   InfrastructureConfig,
@@ -27,28 +25,11 @@ import {
   ServerAddressConfig,
   servicesOn
 } from "@verbatim/runtime"
-import { Config, Console, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { Console, Effect, Layer, Option, type Redacted } from "effect"
 import { embeddedServerUrl } from "./embedded.js"
+import { McpConfig, requiredKey, restAt, serveStdio, stderrLogs } from "./stdio.js"
 
-/** The settings of the stdio command itself. */
-export const McpConfig = Config.all({
-  apiKey: Config.option(Config.redacted("VERBATIM_API_KEY")),
-  baseUrl: Config.option(
-    Config.url("VERBATIM_BASE_URL").pipe(
-      Config.validate({
-        message: "VERBATIM_BASE_URL must be an http or https URL, e.g. http://127.0.0.1:3000",
-        validation: (url) => url.protocol === "http:" || url.protocol === "https:"
-      })
-    )
-  )
-})
-
-/** The operations over the REST API of the server at `origin`. */
-const restAt = (apiKey: Redacted.Redacted, origin: string, why: string) =>
-  Layer.effect(AccountOperations, overHttp({ baseUrl: origin, apiKey })).pipe(
-    Layer.provide(FetchHttpClient.layer),
-    Layer.tap(() => Effect.logInfo(`Verbatim MCP on stdio: tools call the REST API at ${origin}${why}`))
-  )
+export { McpConfig, missingKey } from "./stdio.js"
 
 /**
  * The operations of the settings: the REST API of VERBATIM_BASE_URL; else, on the embedded data
@@ -77,36 +58,9 @@ const operationsFor = (apiKey: Redacted.Redacted, baseUrl: Option.Option<URL>) =
       )
   })
 
-/** Serves MCP on stdin/stdout until the client closes stdin (or the process is stopped). */
-const serveStdio = Effect.gen(function* () {
-  const server = yield* makeServer
-  const transport = new StdioServerTransport()
-  yield* Effect.acquireRelease(
-    Effect.promise(() => server.connect(transport)),
-    () => Effect.promise(() => server.close())
-  )
-  yield* Effect.async<void>((resume) => {
-    const done = () => resume(Effect.void)
-    server.onclose = done
-    process.stdin.once("end", done)
-    process.stdin.once("close", done)
-    return Effect.sync(() => {
-      process.stdin.off("end", done)
-      process.stdin.off("close", done)
-    })
-  })
-  yield* Effect.logInfo("the client closed the connection")
-})
-
-export const missingKey =
-  "VERBATIM_API_KEY is not set: set it to the API key of the account the assistant acts for (`pnpm admin keys issue --account <id>`, or the key `pnpm start` printed)"
-
 const program = Effect.gen(function* () {
   const settings = yield* McpConfig
-  const apiKey = yield* Option.match(
-    Option.filter(settings.apiKey, (key) => Redacted.value(key).trim() !== ""),
-    { onNone: () => Effect.fail(missingKey), onSome: Effect.succeed }
-  )
+  const apiKey = yield* requiredKey(settings.apiKey)
   yield* serveStdio.pipe(Effect.scoped, Effect.provide(operationsFor(apiKey, settings.baseUrl)))
 }).pipe(
   Effect.tapErrorCause((cause) =>
@@ -116,9 +70,7 @@ const program = Effect.gen(function* () {
     })
   ),
   Effect.provide(NodeContext.layer),
-  // stdout is the protocol's: every log line goes to stderr.
-  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
-  Logger.withMinimumLogLevel(LogLevel.Info)
+  stderrLogs
 )
 
-NodeRuntime.runMain(program, { disableErrorReporting: true })
+NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })

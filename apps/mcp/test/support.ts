@@ -71,7 +71,7 @@ export const catalogueWithLongVideo = (): string => {
 const clientInfo = { name: "verbatim-test", version: "1.0.0" }
 
 /** Connects an SDK client on a transport (closed with the scope) and lists its tools once. */
-const connected = (transport: Transport) =>
+export const connected = (transport: Transport) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const client = new Client(clientInfo)

@@ -9,8 +9,11 @@
  * | VERBATIM_LOG_LEVEL, VERBATIM_LOG_FORMAT | info; json off a terminal | see `packages/runtime/src/settings.ts` |
  * | OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME | unset; verbatim-server | tracing over OTLP/HTTP when set (`tracing.ts`) |
  * | VERBATIM_SEED | true | seed a development account into an empty database (PGlite or PostgreSQL) and print its key once |
+ * | VERBATIM_MCP_ALLOWED_ORIGINS | none | comma-separated origins (`https://app.example`) whose pages may call /api/v2/gpt/mcp from a browser, besides the service's own; see `McpOriginsConfig` |
  * | (the rest) | | see `packages/runtime/src/settings.ts` and the README |
  */
+
+import { parseOrigin } from "@verbatim/mcp-tools"
 import {
   InfrastructureConfig,
   type InfrastructureSettings,
@@ -18,7 +21,7 @@ import {
   type LogSettings,
   ServerAddressConfig
 } from "@verbatim/runtime"
-import { Config } from "effect"
+import { Config, ConfigError, Either, Option } from "effect"
 import { TracingConfig, type TracingSettings } from "./tracing.js"
 
 export interface ServerSettings extends InfrastructureSettings {
@@ -29,14 +32,51 @@ export interface ServerSettings extends InfrastructureSettings {
   readonly log: LogSettings
   /** OTEL_EXPORTER_OTLP_ENDPOINT (or _TRACES_ENDPOINT) and OTEL_SERVICE_NAME. */
   readonly tracing: TracingSettings
+  /** VERBATIM_MCP_ALLOWED_ORIGINS: serialized origins. */
+  readonly mcpAllowedOrigins: ReadonlyArray<string>
 }
+
+// --- MCP endpoint: browser origins (issue 26) ---
+/**
+ * VERBATIM_MCP_ALLOWED_ORIGINS: the origins, besides the service's own (VERBATIM_PUBLIC_URL or the
+ * server's address), whose pages may call the MCP endpoint from a browser (`@verbatim/mcp-tools`'
+ * `origin.ts`); requests without `Origin` (assistants that are programs) always pass. Each entry is
+ * exactly an origin, `scheme://host[:port]` over http or https; anything else stops the start.
+ */
+export const McpOriginsConfig: Config.Config<ReadonlyArray<string>> = Config.string(
+  "VERBATIM_MCP_ALLOWED_ORIGINS"
+).pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((text) => {
+    const entries = text
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== "")
+    const origins: Array<string> = []
+    for (const entry of entries) {
+      const parsed = parseOrigin(entry)
+      if (Option.isNone(parsed)) {
+        return Either.left(
+          ConfigError.InvalidData(
+            ["VERBATIM_MCP_ALLOWED_ORIGINS"],
+            `${entry} is not an origin: write scheme://host[:port] over http or https, e.g. https://app.example, comma-separated`
+          )
+        )
+      }
+      origins.push(parsed.value)
+    }
+    return Either.right(origins)
+  })
+)
+// --- end MCP endpoint ---
 
 export const ServerConfig: Config.Config<ServerSettings> = Config.all({
   address: ServerAddressConfig,
   infrastructure: InfrastructureConfig,
   seed: Config.boolean("VERBATIM_SEED").pipe(Config.withDefault(true)),
   log: LogConfig,
-  tracing: TracingConfig
+  tracing: TracingConfig,
+  mcpAllowedOrigins: McpOriginsConfig
 }).pipe(
   Config.map(({ address, infrastructure, ...settings }) => ({ ...infrastructure, ...address, ...settings }))
 )

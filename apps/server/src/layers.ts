@@ -5,7 +5,7 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { HttpLive } from "@verbatim/api"
-import { McpHttpLive } from "@verbatim/mcp-tools"
+import { McpAllowedOrigins, McpHttpLive } from "@verbatim/mcp-tools"
 import { Layer } from "effect"
 import type { ServerSettings } from "./config.js"
 import { makeNodeServer } from "./node-server.js"
@@ -14,9 +14,13 @@ import { makeNodeServer } from "./node-server.js"
  * The HTTP server of the settings, logging its address once listening: the API and the MCP server
  * over Streamable HTTP at /api/v2/gpt/mcp (`@verbatim/mcp-tools`).
  */
-export const httpFor = (settings: Pick<ServerSettings, "port" | "host" | "uploadPace">) =>
+export const httpFor = (
+  settings: Pick<ServerSettings, "port" | "host" | "uploadPace" | "mcpAllowedOrigins">
+) =>
   HttpLive.pipe(
-    Layer.provide(McpHttpLive),
+    Layer.provide(
+      McpHttpLive.pipe(Layer.provide(Layer.succeed(McpAllowedOrigins, settings.mcpAllowedOrigins)))
+    ),
     HttpServer.withLogAddress,
     Layer.provide(
       NodeHttpServer.layer(() => makeNodeServer({ uploadPace: settings.uploadPace }), {

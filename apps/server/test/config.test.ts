@@ -27,6 +27,28 @@ describe("ServerConfig", () => {
     expect(settings.database.dataDir).toBe("./.data")
   })
 
+  it("VERBATIM_MCP_ALLOWED_ORIGINS: none by default, origins serialized, anything else refused by name", () => {
+    expect(Either.getOrThrow(read({})).mcpAllowedOrigins).toEqual([])
+    expect(
+      Either.getOrThrow(
+        read({
+          VERBATIM_MCP_ALLOWED_ORIGINS: " HTTP://LocalHost:6274 , https://app.example/,https://b.example:443"
+        })
+      ).mcpAllowedOrigins
+    ).toEqual(["http://localhost:6274", "https://app.example", "https://b.example"])
+    for (const bad of [
+      "https://app.example/path",
+      "*",
+      "app.example",
+      "ftp://x.example",
+      "https://u@x.example"
+    ]) {
+      const text = failure({ VERBATIM_MCP_ALLOWED_ORIGINS: `https://ok.example,${bad}` })
+      expect(text).toContain("VERBATIM_MCP_ALLOWED_ORIGINS")
+      expect(text).toContain(bad)
+    }
+  })
+
   it("the seed is on with PGlite and with PostgreSQL alike, unless VERBATIM_SEED=false", () => {
     expect(Either.getOrThrow(read({ DATABASE_URL: "postgres://localhost/x" })).seed).toBe(true)
     expect(

@@ -20,7 +20,7 @@ import { SqlClient } from "@effect/sql"
 import { HttpLive, makeClient, type VerbatimClient } from "@verbatim/api"
 import { type Account, AccountAdmin, type NewAccountInput } from "@verbatim/core"
 import { DatabaseConfig, withSearchPath } from "@verbatim/db"
-import { McpHttpLive } from "@verbatim/mcp-tools"
+import { McpAllowedOrigins, McpHttpLive } from "@verbatim/mcp-tools"
 import {
   type Infrastructure,
   runWorker,
@@ -165,6 +165,8 @@ const make = Effect.gen(function* () {
 })
 
 export interface TestServerOptions extends TestInfrastructureOptions {
+  /** VERBATIM_MCP_ALLOWED_ORIGINS of this server (none by default). */
+  readonly mcpAllowedOrigins?: ReadonlyArray<string> | undefined
   /**
    * Replaces the test infrastructure (e.g. a database reached through a proxy that a fault test
    * can freeze); given the server's own address, where signed upload URLs point.
@@ -199,7 +201,13 @@ export const TestUseCasesLive = testUseCasesOn()
 export const testServerOn = (options: TestServerOptions = {}) =>
   Layer.effect(TestServer, make).pipe(
     // The API and the MCP server over Streamable HTTP at /api/v2/gpt/mcp, as `pnpm start` serves them.
-    Layer.provideMerge(HttpLive.pipe(Layer.provide(McpHttpLive))),
+    Layer.provideMerge(
+      HttpLive.pipe(
+        Layer.provide(
+          McpHttpLive.pipe(Layer.provide(Layer.succeed(McpAllowedOrigins, options.mcpAllowedOrigins ?? [])))
+        )
+      )
+    ),
     // Signed upload URLs point at this server, whose port is known once it listens.
     Layer.provideMerge(
       Layer.unwrapEffect(

@@ -88,6 +88,7 @@ const extraRoutes: ReadonlyArray<readonly [string, string]> = [
   ["POST", `${basePath}/gpt/mcp`],
   ["GET", `${basePath}/gpt/mcp`],
   ["DELETE", `${basePath}/gpt/mcp`],
+  ["OPTIONS", `${basePath}/gpt/mcp`],
   ...oauthRoutes
 ]
 

@@ -21,6 +21,9 @@
  *   Web-standard transport, JSON responses), so any server of a fleet can answer any request and
  *   nothing is held between requests. GET (a server-to-client event stream) and DELETE (ending a
  *   session) answer 405, which clients take as "not offered".
+ * - Origin: a request with an `Origin` header that is neither the service's own nor one of
+ *   `McpAllowedOrigins` answers 403 `forbidden`; allowed origins get CORS, including the preflight
+ *   (`OPTIONS`); a request without `Origin` passes (`origin.ts`, the transport spec's rule).
  * - The body is read here as every route reads one (`boundedBody`: over `maxBodyBytes`, declared or
  *   chunked, 413 `request_too_large` with the error body; the node server bounds its arrival), and handed to the
  *   transport as it came: the API's JSON body policy does not apply to this path (`isMcpRequest` in
@@ -48,6 +51,7 @@ import {
 import { Errors } from "@verbatim/domain"
 import { Effect, Either, type Layer, Option } from "effect"
 import { AccountOperations, inProcess, type UseCases } from "./operations.js"
+import { corsHeaders, McpAllowedOrigins, originAllowed, preflightHeaders } from "./origin.js"
 
 /** The most JSON-RPC messages one POST may carry (MCP 2025-06-18 sends one; older clients batch). */
 export const maxMessagesPerPost = 10
@@ -249,8 +253,44 @@ export const McpHttpLive: Layer.Layer<never, never, UseCases | OAuthServer | Ser
         Effect.catchAll((error) => Effect.succeed(unauthorized(serviceUrl)(error))),
         Effect.withSpan("mcp.http", { captureStackTrace: false })
       )
-      yield* router.post(mcpPath, post)
-      yield* router.get(mcpPath, Effect.succeed(methodNotAllowed))
-      yield* router.del(mcpPath, Effect.succeed(methodNotAllowed))
+      const allowed = Option.getOrElse(yield* Effect.serviceOption(McpAllowedOrigins), () => [])
+      /**
+       * The answer of `handler` when the request's `Origin` may call this endpoint (with its CORS
+       * headers), or none; 403 `forbidden` with the error body for any other origin.
+       */
+      const checkingOrigin = <E, R>(
+        handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+      ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+          const origin = request.headers.origin
+          if (origin === undefined) return handler
+          if (!originAllowed(origin, allowed, serviceUrl)) {
+            return Effect.succeed(
+              HttpServerResponse.setHeader(
+                errorResponse(
+                  Errors.apiError(
+                    "forbidden",
+                    `the origin ${origin} may not call this endpoint from a browser (VERBATIM_MCP_ALLOWED_ORIGINS lists the origins that may)`
+                  )
+                ),
+                "vary",
+                "Origin"
+              )
+            )
+          }
+          return Effect.map(handler, HttpServerResponse.setHeaders(corsHeaders(origin)))
+        })
+      const preflight = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        Effect.succeed(
+          HttpServerResponse.empty({
+            status: 204,
+            headers: request.headers.origin === undefined ? {} : preflightHeaders(request.headers.origin)
+          })
+        )
+      )
+      yield* router.post(mcpPath, checkingOrigin(post))
+      yield* router.get(mcpPath, checkingOrigin(Effect.succeed(methodNotAllowed)))
+      yield* router.del(mcpPath, checkingOrigin(Effect.succeed(methodNotAllowed)))
+      yield* router.options(mcpPath, checkingOrigin(preflight))
     })
   )

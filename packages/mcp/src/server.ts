@@ -5,15 +5,21 @@
  * Effect on the runtime captured here, interrupted when the client cancels the request. Tool
  * failures are tool results (`isError`); resource failures are JSON-RPC errors carrying the API's
  * error body as `data` (`not_found` and `forbidden` as -32002, resource not found).
+ *
+ * A JSON-RPC error's message is the message alone: the client's SDK shows it as
+ * `MCP error <code>: <message>` itself. The SDK's `McpError` puts that prefix into its own message,
+ * so an error thrown as one (ours before, the SDK's own checks still) would show it twice; ours are
+ * `ProtocolError`s, and the server's transport takes the prefix off whatever the SDK throws.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   CallToolRequestSchema,
   ErrorCode,
+  type JSONRPCMessage,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Errors } from "@verbatim/domain"
@@ -34,9 +40,24 @@ export const instructions = [
 
 const resourceNotFound = -32002
 
+/**
+ * A JSON-RPC error a handler answers: its code, its message as it is (no prefix: see above), and
+ * its data. The SDK's server answers any rejection with these three fields.
+ */
+export class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown
+  ) {
+    super(message)
+    this.name = "ProtocolError"
+  }
+}
+
 /** The JSON-RPC error of an `ApiError`, its body as `data`. */
-export const protocolError = (error: Errors.ApiError): McpError =>
-  new McpError(
+export const protocolError = (error: Errors.ApiError): ProtocolError =>
+  new ProtocolError(
     error.code === "not_found" || error.code === "forbidden"
       ? resourceNotFound
       : error.code === "invalid_request"
@@ -45,6 +66,22 @@ export const protocolError = (error: Errors.ApiError): McpError =>
     error.message,
     error.toBody()
   )
+
+/** A JSON-RPC error message without the `MCP error <code>: ` that the SDK's `McpError` put in it. */
+export const withoutSdkPrefix = (message: JSONRPCMessage): JSONRPCMessage => {
+  if (!("error" in message)) return message
+  const prefix = `MCP error ${message.error.code}: `
+  return message.error.message.startsWith(prefix)
+    ? { ...message, error: { ...message.error, message: message.error.message.slice(prefix.length) } }
+    : message
+}
+
+/** The transport, its outgoing error messages without the SDK's prefix (`withoutSdkPrefix`). */
+const unprefixed = (transport: Transport): Transport => {
+  const send = transport.send.bind(transport)
+  transport.send = (message, options) => send(withoutSdkPrefix(message), options)
+  return transport
+}
 
 const byName = new Map(tools.map((tool) => [tool.name, tool]))
 
@@ -71,13 +108,16 @@ export const makeServer: Effect.Effect<Server, never, AccountOperations> = Effec
     { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions }
   )
 
+  const connect = server.connect.bind(server)
+  server.connect = (transport) => connect(unprefixed(transport))
+
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.listing) }))
 
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const tool = byName.get(request.params.name)
     if (tool === undefined) {
       return Promise.reject(
-        new McpError(
+        new ProtocolError(
           ErrorCode.InvalidParams,
           `unknown tool ${request.params.name}; the tools are ${tools.map((t) => t.name).join(", ")}`
         )

@@ -105,6 +105,8 @@ export class OAuthStore extends Context.Tag("@verbatim/core/OAuthStore")<
       readonly accountId: Ids.AccountId
       readonly apiKeyId: string
       readonly createdAt: DateTime.Utc
+      /** The hash of the code it was made from: that code presented again revokes it. */
+      readonly codeHash?: string | undefined
     }) => Stored<void>
     readonly saveToken: (token: {
       readonly tokenHash: string
@@ -120,6 +122,11 @@ export class OAuthStore extends Context.Tag("@verbatim/core/OAuthStore")<
     readonly useRefreshToken: (tokenHash: string, at: DateTime.Utc) => Stored<boolean>
     /** Revokes a grant (all its tokens); false when there is no such live grant. */
     readonly revokeGrant: (grantId: string, at: DateTime.Utc) => Stored<boolean>
+    /**
+     * Revokes the live grant made from the code whose hash is `codeHash` (a code presented after it
+     * was taken); false when there is none.
+     */
+    readonly revokeGrantOfCode: (codeHash: string, at: DateTime.Utc) => Stored<boolean>
     /** Revokes every live grant of a client; how many. */
     readonly revokeClient: (clientId: string, at: DateTime.Utc) => Stored<number>
     /** Grants, newest first; only live ones (neither they nor their key revoked) unless `all`. */

@@ -17,7 +17,9 @@
  *   revoked (or deleted, with its account) the code is refused, the tokens answer 401 and refresh
  *   is refused, on every server at once (the store reads the key's state with the token).
  * - Codes live 10 minutes and are taken once; a code must come back with the client, the
- *   redirect URI and the PKCE verifier it was issued for.
+ *   redirect URI and the PKCE verifier it was issued for. A redirect URI matches a registered one
+ *   exactly, or with another port on loopback (RFC 8252 §7.3, `OAuth.redirectUriMatches`). A code
+ *   presented again revokes the grant it made (OAuth 2.1 §4.1.3): someone else holds it.
  * - Access tokens live an hour; refresh tokens 30 days and are rotated: each works once. A refresh
  *   token presented again (stolen, or replayed) revokes its whole grant.
  * - Revoking a token revokes its grant (every token of that sign-in); the admin command revokes
@@ -25,7 +27,7 @@
  * - Codes and tokens past their expiry are only ever refused: the worker removes them on its
  *   reconcile rhythm (`sweepExpiredOAuth`), a bounded number a round.
  */
-import { Errors, type Ids } from "@verbatim/domain"
+import { Errors, type Ids, OAuth } from "@verbatim/domain"
 import { Context, Data, DateTime, Duration, Effect, Layer, Option } from "effect"
 import type { PersistenceError } from "../errors.js"
 import type { Account, AccountWithBalance } from "../ports/accounts.js"
@@ -408,7 +410,9 @@ export const OAuthServerLive = Layer.effect(
         const client = found.value
         const redirectUri =
           request.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined)
-        if (redirectUri === undefined || !client.redirectUris.includes(redirectUri)) {
+        // Any port on a loopback redirect URI (RFC 8252 §7.3); the URI as presented is the one the
+        // code goes back to and must come back with.
+        if (redirectUri === undefined || !OAuth.isRegisteredRedirectUri(client.redirectUris, redirectUri)) {
           return yield* page(oauthError("invalid_request", "redirect_uri is not one this client registered"))
         }
         const back = (error: OAuthError): Effect.Effect<never, AuthorizationFailure> =>
@@ -591,8 +595,16 @@ export const OAuthServerLive = Layer.effect(
           if (request.code === undefined || request.code_verifier === undefined) {
             return yield* oauthError("invalid_request", "code and code_verifier are required")
           }
-          const taken = yield* store.takeCode(yield* hash(request.code))
-          if (Option.isNone(taken)) return yield* badGrant("the code is unknown, used or expired")
+          const codeHash = yield* hash(request.code)
+          const taken = yield* store.takeCode(codeHash)
+          if (Option.isNone(taken)) {
+            // A code already exchanged, presented again: someone else holds it, so the grant it made
+            // and every token of it are revoked (OAuth 2.1 §4.1.3).
+            if (yield* store.revokeGrantOfCode(codeHash, now)) {
+              yield* Effect.logWarning("a used authorization code came back: its grant is revoked")
+            }
+            return yield* badGrant("the code is unknown, used or expired")
+          }
           const code = taken.value
           if (code.keyRevoked) return yield* badGrant("the API key that signed in was revoked")
           if (code.clientId !== client.id) return yield* badGrant("the code was issued to another client")
@@ -619,7 +631,8 @@ export const OAuthServerLive = Layer.effect(
             clientId: client.id,
             accountId: code.accountId,
             apiKeyId: code.apiKeyId,
-            createdAt: now
+            createdAt: now,
+            codeHash
           })
           return yield* issue(grantId, code.resource, code.scope)
         }

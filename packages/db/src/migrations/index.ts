@@ -19,6 +19,7 @@ import { creditHolds } from "./0016_credit_holds.js"
 import { oauthSignIns } from "./0017_oauth_sign_ins.js"
 import { uploadPutWindow } from "./0018_upload_put_window.js"
 import { safeBalances } from "./0019_safe_balances.js"
+import { oauthGrantCodes } from "./0022_oauth_grant_codes.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
@@ -39,5 +40,6 @@ export const migrations: Migrations = {
   "0016_credit_holds": creditHolds,
   "0017_oauth_sign_ins": oauthSignIns,
   "0018_upload_put_window": uploadPutWindow,
-  "0019_safe_balances": safeBalances
+  "0019_safe_balances": safeBalances,
+  "0022_oauth_grant_codes": oauthGrantCodes
 }

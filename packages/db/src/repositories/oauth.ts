@@ -196,11 +196,9 @@ export const make: Effect.Effect<OAuthStore["Type"], never, SqlClient.SqlClient>
       saveSignIn({ ...signIn, expiresAt: toDate(signIn.expiresAt) }).pipe(operation("OAuthStore.saveSignIn")),
     takeSignIn: (hash) => takeSignIn(hash).pipe(operation("OAuthStore.takeSignIn")),
     saveGrant: (grant) =>
-      sql`INSERT INTO oauth_grants (id, client_id, account_id, api_key_id, created_at)
-      VALUES (${grant.id}, ${grant.clientId}, ${grant.accountId}, ${grant.apiKeyId}, ${toDate(grant.createdAt)})`.pipe(
-        Effect.asVoid,
-        operation("OAuthStore.saveGrant")
-      ),
+      sql`INSERT INTO oauth_grants (id, client_id, account_id, api_key_id, created_at, code_hash)
+      VALUES (${grant.id}, ${grant.clientId}, ${grant.accountId}, ${grant.apiKeyId}, ${toDate(grant.createdAt)},
+        ${grant.codeHash ?? null})`.pipe(Effect.asVoid, operation("OAuthStore.saveGrant")),
     saveToken: (token) =>
       sql`INSERT INTO oauth_tokens (token_hash, kind, grant_id, resource, scope, created_at, expires_at)
       VALUES (${token.tokenHash}, ${token.kind}, ${token.grantId}, ${token.resource}, ${token.scope},
@@ -223,6 +221,12 @@ export const make: Effect.Effect<OAuthStore["Type"], never, SqlClient.SqlClient>
       ).pipe(
         Effect.map((rows) => rows.length === 1),
         operation("OAuthStore.revokeGrant")
+      ),
+    revokeGrantOfCode: (codeHash, at) =>
+      sql<{ id: string }>`UPDATE oauth_grants SET revoked_at = ${toDate(at)}
+      WHERE code_hash = ${codeHash} AND revoked_at IS NULL RETURNING id`.pipe(
+        Effect.map((rows) => rows.length === 1),
+        operation("OAuthStore.revokeGrantOfCode")
       ),
     revokeClient: (id, at) =>
       (/^[0-9a-f-]{36}$/i.test(id)
