@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { Errors } from "@verbatim/domain"
 import { renameFields } from "../src/tool.js"
-import { tools } from "../src/tools.js"
+import { tools } from "../src/tools/index.js"
 
 const names = [
   "transcribe_video",

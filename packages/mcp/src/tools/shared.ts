@@ -1,0 +1,114 @@
+/**
+ * Fields and helpers that several tool families share: the inputs with their descriptions for a
+ * model, the output fields, and the JSON encoding of values carried as free-form objects.
+ */
+import { IdempotencyKey, maxIdempotencyKeyLength } from "@verbatim/core"
+import { Api, Asr, Language, Mode, Plan, Transcript } from "@verbatim/domain"
+import { Effect, Schema } from "effect"
+import type { Snippet } from "../snippets.js"
+
+// ---------------------------------------------------------------------------------------------
+// Fields of the inputs, with descriptions for a model
+// ---------------------------------------------------------------------------------------------
+
+export const VideoInput = Api.ReferenceInput.annotations({
+  description: "The video: a YouTube URL (watch, youtu.be, shorts or embed link) or its 11-character video id"
+})
+
+export const LanguageInput = Language.LanguageCode.annotations({
+  description:
+    "Preferred language as an ISO 639-1 code (en, de, pt-BR). If the video has no captions in it, another language is returned and the answer's language field says which"
+})
+
+export const ModeInput = Mode.Mode.annotations({
+  description:
+    "captions_only: existing captions, never speech recognition (1 credit). human_captions_only: human-made captions only. auto: captions, or speech recognition when the video has none. speech_to_text_only: always transcribe the audio. The last two can cost many credits: leave mode out unless the user asked, and see confirm_asr"
+})
+
+export const AsrOptionsInput = Asr.AsrOptions.annotations({
+  description:
+    "Speech recognition options, used only when the audio is transcribed. Billable features (speakerLabels, sentimentAnalysis, summarization, topicDetection, contentModeration, piiRedaction, profanityFiltering, customFormatting, translateTo) raise the price in proportion to the duration"
+})
+
+export const VideoIdInput = Api.VideoKey.annotations({
+  description: "The video id (11 characters, as returned by the other tools), or an upload id for uploads"
+})
+
+export const SourceInput = Transcript.SourceKind.annotations({
+  description:
+    "Which transcript when the video has several: manual (human captions), auto (auto captions), asr"
+})
+
+/** The REST API's `Idempotency-Key`, as a tool input: core's rule (which core checks again). */
+export const IdempotencyKeyInput = IdempotencyKey.annotations({
+  description: `Optional: a key of your own (e.g. a UUID, 1 to ${maxIdempotencyKeyLength} visible ASCII characters) that makes a retry safe. Calling again with the same key and the same arguments within 24 hours answers the first answer and charges nothing again; the same key with other arguments is a conflict error. Use a new key for each new request`
+})
+
+export const bounded = (min: number, max: number, value: number, description: string) =>
+  Schema.optionalWith(
+    Schema.Int.pipe(Schema.between(min, max)).annotations({ description, default: value }),
+    { default: () => value }
+  )
+
+export const PageInput = Schema.optionalWith(
+  Plan.Page.annotations({ description: "Page of results, from 1", default: 1 }),
+  { default: () => 1 }
+)
+
+// ---------------------------------------------------------------------------------------------
+// Fields of the outputs
+// ---------------------------------------------------------------------------------------------
+
+export const Count = Api.Count
+export const Minutes = Api.NonNegativeNumber
+
+export const SnippetOutput = Schema.Struct({
+  start: Transcript.Millis,
+  end: Transcript.Millis,
+  timestamp: Schema.String.annotations({ description: "start as HH:MM:SS" }),
+  text: Schema.String
+}).annotations({ description: "A passage of the transcript with its time (ms)" })
+
+export const snippetOutput = (snippet: Snippet): typeof SnippetOutput.Type => ({
+  start: snippet.start,
+  end: snippet.end,
+  timestamp: Transcript.clockTimecode(snippet.start),
+  text: snippet.text
+})
+
+/**
+ * ASR intelligence in an output: as the API gives it, documented there (its full schema would
+ * make every listing that carries it several kilobytes longer).
+ */
+export const IntelligenceOutput = Schema.optionalWith(
+  Api.FreeFormObject.annotations({
+    description:
+      "What the asr_options asked for (summary, topics, content_safety, sentiment, entities, auto_highlights, chapters), as the API's asr_intelligence"
+  }),
+  { exact: true }
+)
+
+export const previewLength = 600
+
+export const preview = (text: string): string =>
+  text.length <= previewLength ? text : `${text.slice(0, previewLength).trimEnd()}…`
+
+export const asrModes: ReadonlyArray<Mode.Mode> = ["auto", "speech_to_text_only"]
+
+/** A value as the JSON object its schema encodes it to (outputs carry it as a free-form object). */
+export const asJson = <A, I extends { readonly [key: string]: unknown }>(
+  schema: Schema.Schema<A, I>,
+  value: A
+) =>
+  Schema.encode(schema)(value).pipe(
+    Effect.orDie,
+    Effect.map((encoded): Api.FreeFormObject => encoded)
+  )
+
+/** The intelligence of a transcript, as JSON, when there is some. */
+export const intelligenceOf = (data: Api.TranscribeData) =>
+  data.asr_intelligence === undefined
+    ? Effect.succeed({})
+    : Effect.map(asJson(Api.AsrIntelligence, data.asr_intelligence), (asr_intelligence) => ({
+        asr_intelligence
+      }))
