@@ -494,15 +494,15 @@ layer(testServerOn({ platform: demoPlatform(catalogue) }), { timeout: 60_000, ex
               json: { video: longVideo }
             })
             expect(stored.status, stored.text).toBe(200)
-            const chunks = Array.from({ length: 10 }, (_, i) => ({
+            const chunks = Array.from({ length: 16 }, (_, i) => ({
               jsonrpc: "2.0",
               id: i + 1,
               method: "tools/call",
-              params: { name: "get_transcript", arguments: { video_id: longVideo, max_chars: 100_000 } }
+              params: { name: "get_transcript", arguments: { video_id: longVideo, max_chars: 40_000 } }
             }))
             const large = yield* post(business.key, chunks)
             expect(large.status).toBe(200)
-            expect(large.json).toHaveLength(10)
+            expect(large.json).toHaveLength(16)
             expect((large.json as ReadonlyArray<unknown>)[0]).toMatchObject({
               id: 1,
               error: {

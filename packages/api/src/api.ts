@@ -12,6 +12,7 @@ import { HealthGroup } from "./groups/health.js"
 import { JobsGroup } from "./groups/jobs.js"
 import { ThemesGroup } from "./groups/themes.js"
 import { TranscribeGroup } from "./groups/transcribe.js"
+import { TranscriptPagesGroup } from "./groups/transcript-pages.js"
 import { TranscriptsGroup } from "./groups/transcripts.js"
 import { UploadsGroup } from "./groups/uploads.js"
 import { transformDocument } from "./openapi.js"
@@ -25,6 +26,7 @@ export class VerbatimApi extends HttpApi.make(apiId)
   .add(TranscribeGroup)
   .add(JobsGroup)
   .add(TranscriptsGroup)
+  .add(TranscriptPagesGroup)
   .add(ThemesGroup)
   .add(UploadsGroup)
   .add(BatchGroup)

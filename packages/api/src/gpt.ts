@@ -64,7 +64,13 @@ export const gptOperations: { readonly [contractId: string]: GptOperation } = {
     operationId: "getTranscript",
     summary: "Read a stored transcript (free)",
     description:
-      "The best transcript the user owns of a video (human captions, then auto captions, then speech recognition) unless language, source or id says which; segments carry start and end times in milliseconds."
+      "Whole transcript in one answer: too long for a video over about 40 minutes. Prefer readTranscript, which pages. The best transcript owned (human captions, then auto, then speech recognition) unless language, source or id says which."
+  },
+  "transcriptPages.page": {
+    operationId: "readTranscript",
+    summary: "Read a stored transcript page by page (free; any length)",
+    description:
+      "Every answer stays under 90,000 characters. format text (no times, default) or timed. While has_more is true, call again with cursor set to next_cursor, until next_cursor is null; join the pages in order. max_chars sets the page size."
   },
   "transcripts.languages": {
     operationId: "getTranscriptLanguages",

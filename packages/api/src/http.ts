@@ -38,6 +38,7 @@ import { HealthHttp, ReadinessFromPorts } from "./groups/health.js"
 import { JobsHttp } from "./groups/jobs.js"
 import { ThemesHttp } from "./groups/themes.js"
 import { TranscribeHttp } from "./groups/transcribe.js"
+import { TranscriptPagesHttp } from "./groups/transcript-pages.js"
 import { TranscriptsHttp } from "./groups/transcripts.js"
 import { isSignedPut, SignedPutRoute, UploadsHttp } from "./groups/uploads.js"
 import { makeHotRoutes } from "./hot-routes.js"
@@ -190,6 +191,7 @@ export const HandlersLive = Layer.mergeAll(
   TranscribeHttp,
   JobsHttp,
   TranscriptsHttp,
+  TranscriptPagesHttp,
   ThemesHttp,
   UploadsHttp,
   BatchHttp,

@@ -4,12 +4,14 @@
  */
 import { Api, Credits, Ids, Language, Mode, Plan, Pricing, Status, Transcript } from "@verbatim/domain"
 import { Effect, Schema } from "effect"
+import { namedOnly } from "../json-schema.js"
 import { AccountOperations } from "../operations.js"
 import { defineTool } from "../tool.js"
 import {
   AsrOptionsInput,
   asJson,
   asrModes,
+  asrOptionsNamed,
   bounded,
   Count,
   IdempotencyKeyInput,
@@ -95,6 +97,7 @@ export const runBatch = defineTool({
   ].join(" "),
   input: RunBatchInput,
   output: RunBatchOutput,
+  listedInput: (schema) => namedOnly(schema, "asr_options", asrOptionsNamed),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   run: (input) =>
     Effect.gen(function* () {

@@ -3,7 +3,7 @@
  * model, the output fields, and the JSON encoding of values carried as free-form objects.
  */
 import { IdempotencyKey, maxIdempotencyKeyLength } from "@verbatim/core"
-import { Api, Asr, Language, Mode, Plan, Transcript } from "@verbatim/domain"
+import { Api, Asr, Errors, Language, Mode, Plan, Transcript } from "@verbatim/domain"
 import { Effect, Schema } from "effect"
 import type { Snippet } from "../snippets.js"
 
@@ -15,9 +15,21 @@ export const VideoInput = Api.ReferenceInput.annotations({
   description: "The video: a YouTube URL (watch, youtu.be, shorts or embed link) or its 11-character video id"
 })
 
+/** The language to transcribe in: captions fall back to another language (DESIGN decision 9). */
 export const LanguageInput = Language.LanguageCode.annotations({
   description:
     "Preferred language as an ISO 639-1 code (en, de, pt-BR). If the video has no captions in it, another language is returned and the answer's language field says which"
+})
+
+/** The language of an owned transcript to read: no fallback, a missing one is an error. */
+export const OwnedLanguageInput = Language.LanguageCode.annotations({
+  description:
+    "Which owned transcript, by language (ISO 639-1: en, de, pt-BR); leave out for the best one. A language not owned is an error naming translate_transcript or transcribe_video"
+})
+
+/** A filter of a list of owned transcripts by language. */
+export const FilterLanguageInput = Language.LanguageCode.annotations({
+  description: "Only transcripts in this language (ISO 639-1: en, de, pt-BR)"
 })
 
 export const ModeInput = Mode.Mode.annotations({
@@ -30,6 +42,10 @@ export const AsrOptionsInput = Asr.AsrOptions.annotations({
     "Speech recognition options, used only when the audio is transcribed. Billable features (speakerLabels, sentimentAnalysis, summarization, topicDetection, contentModeration, piiRedaction, profanityFiltering, customFormatting, translateTo) raise the price in proportion to the duration"
 })
 
+/** asr_options where another tool than transcribe_video takes it: described there in full. */
+export const asrOptionsNamed =
+  "Speech recognition options, the same fields as transcribe_video's asr_options (described there); billable ones raise the price by duration"
+
 export const VideoIdInput = Api.VideoKey.annotations({
   description: "The video id (11 characters, as returned by the other tools), or an upload id for uploads"
 })
@@ -41,7 +57,7 @@ export const SourceInput = Transcript.SourceKind.annotations({
 
 /** The REST API's `Idempotency-Key`, as a tool input: core's rule (which core checks again). */
 export const IdempotencyKeyInput = IdempotencyKey.annotations({
-  description: `Optional: a key of your own (e.g. a UUID, 1 to ${maxIdempotencyKeyLength} visible ASCII characters) that makes a retry safe. Calling again with the same key and the same arguments within 24 hours answers the first answer and charges nothing again; the same key with other arguments is a conflict error. Use a new key for each new request`
+  description: `Optional key of your own (e.g. a UUID; 1 to ${maxIdempotencyKeyLength} visible ASCII characters) making a retry safe: the same key and arguments within 24 hours answer the first answer without charging again; other arguments with it are a conflict. A new key for each new request`
 })
 
 export const bounded = (min: number, max: number, value: number, description: string) =>
@@ -112,3 +128,28 @@ export const intelligenceOf = (data: Api.TranscribeData) =>
     : Effect.map(asJson(Api.AsrIntelligence, data.asr_intelligence), (asr_intelligence) => ({
         asr_intelligence
       }))
+
+/** "1 credit", "2 credits": a count as a person writes it. */
+export const plural = (count: number, unit: string): string => `${count} ${unit}${count === 1 ? "" : "s"}`
+
+/**
+ * An error with the next step a model should take added to its message and as
+ * `details.next_step`: the tool and arguments that would succeed. Codes without a step pass as
+ * they are.
+ */
+export const withNextStep =
+  (steps: { readonly [code: string]: (error: Errors.ApiError) => string | undefined }) =>
+  (error: Errors.ApiError): Errors.ApiError => {
+    const step = steps[error.code]?.(error)
+    return step === undefined
+      ? error
+      : new Errors.ApiError({
+          code: error.code,
+          message: `${error.message}. ${step}`,
+          details: { ...error.details, next_step: step }
+        })
+  }
+
+/** What to call when the account owns no transcript of a video: transcribe it first. */
+export const transcribeFirst = (videoId: string) =>
+  `Call transcribe_video with video "${videoId}" first (captions cost 1 credit; estimate_cost or get_video_info price it for free)`

@@ -6,7 +6,7 @@ import { type Api, Credits, Language, Transcript } from "@verbatim/domain"
 import { Effect, Schema } from "effect"
 import { AccountOperations } from "../operations.js"
 import { defineTool } from "../tool.js"
-import { Count, VideoIdInput } from "./shared.js"
+import { Count, plural, transcribeFirst, VideoIdInput, withNextStep } from "./shared.js"
 
 // ---------------------------------------------------------------------------------------------
 // get_themes
@@ -66,7 +66,7 @@ const themesOutput = (state: Api.ThemesState): ThemesOutput => {
         credits_required: state.credits_required,
         themes: [],
         moments: [],
-        next_step: `Locked. Unlocking costs ${state.credits_required} credit${state.credits_required === 1 ? "" : "s"} once (tell the user first): call get_themes again with unlock true.`
+        next_step: `Locked. Unlocking costs ${plural(state.credits_required, "credit")} once (tell the user first): call get_themes again with unlock true.`
       }
     case "processing":
       return {
@@ -155,6 +155,10 @@ export const getThemes = defineTool({
         ...(input.language === undefined ? {} : { language: input.language }),
         ...(input.source === undefined ? {} : { source: input.source })
       }
-      return themesOutput(yield* operations.themes(input.video_id, query, input.unlock === true))
+      return themesOutput(
+        yield* operations
+          .themes(input.video_id, query, input.unlock === true)
+          .pipe(Effect.mapError(withNextStep({ not_found: () => transcribeFirst(input.video_id) })))
+      )
     })
 })

@@ -4,12 +4,14 @@
  */
 import { Api, Credits, Ids, Language, Mode, Status, Transcript } from "@verbatim/domain"
 import { Effect, Schema } from "effect"
+import { namedOnly } from "../json-schema.js"
 import { AccountOperations } from "../operations.js"
 import { defineTool } from "../tool.js"
 import {
   AsrOptionsInput,
   asJson,
   asrModes,
+  asrOptionsNamed,
   Count,
   IdempotencyKeyInput,
   IntelligenceOutput,
@@ -17,6 +19,7 @@ import {
   LanguageInput,
   Minutes,
   ModeInput,
+  plural,
   preview,
   VideoInput
 } from "./shared.js"
@@ -104,13 +107,26 @@ const TranscribeVideoOutput = Schema.Union(
 )
 type TranscribeVideoOutput = typeof TranscribeVideoOutput.Type
 
-const question = (quote: {
-  readonly estimated_credits: number
-  readonly base_credits: number
-  readonly addon_credits: number
-  readonly duration_minutes: number | null
-}) =>
-  `This video has no usable captions, so it would be transcribed from its audio by speech recognition: ${quote.estimated_credits} credits (${quote.base_credits} base + ${quote.addon_credits} for options)${quote.duration_minutes === null ? "" : ` for about ${Math.ceil(quote.duration_minutes)} minutes of audio`}. Ask the user whether to go ahead; if they agree, call transcribe_video again with confirm_asr: true. Nothing has been charged.`
+const question = (
+  mode: Mode.Mode,
+  quote: {
+    readonly estimated_credits: number
+    readonly base_credits: number
+    readonly addon_credits: number
+    readonly duration_minutes: number | null
+  }
+) => {
+  // speech_to_text_only transcribes the audio even when the video has captions: say why it is ASR.
+  const why =
+    mode === "speech_to_text_only"
+      ? "You asked for speech recognition of the audio (mode speech_to_text_only; captions_only would use the video's captions, if it has any, for 1 credit)"
+      : "This video has no usable captions, so it would be transcribed from its audio by speech recognition"
+  const minutes =
+    quote.duration_minutes === null
+      ? ""
+      : ` for about ${plural(Math.max(1, Math.ceil(quote.duration_minutes)), "minute")} of audio`
+  return `${why}: ${plural(quote.estimated_credits, "credit")} (${quote.base_credits} base + ${quote.addon_credits} for options)${minutes}. Ask the user whether to go ahead; if they agree, call transcribe_video again with confirm_asr: true. Nothing has been charged.`
+}
 
 const confirmation = (
   input: TranscribeVideoInput,
@@ -135,7 +151,7 @@ const confirmation = (
       addon_credits: quote.addon_credits,
       duration_minutes: quote.duration_minutes,
       max_duration_minutes: quote.max_duration_minutes,
-      question: question(quote),
+      question: question(mode, quote),
       confirm_arguments
     })
   )
@@ -330,6 +346,7 @@ export const estimateCost = defineTool({
     asr_options: Schema.optional(AsrOptionsInput)
   }),
   output: Schema.Struct(Api.EstimateResponse.fields),
+  listedInput: (schema) => namedOnly(schema, "asr_options", asrOptionsNamed),
   annotations: { readOnlyHint: true, openWorldHint: true },
   run: (input) =>
     Effect.flatMap(AccountOperations, (operations) =>

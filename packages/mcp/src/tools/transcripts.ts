@@ -2,21 +2,25 @@
  * get_transcript (in chunks), search_transcripts, list_transcripts and transcript_languages:
  * reading what the user owns, free.
  */
-import { Api, Errors, Ids, Language, Transcript } from "@verbatim/domain"
+
+import { TranscriptChunks } from "@verbatim/core"
+import { Api, Ids, Language, Transcript } from "@verbatim/domain"
 import { Effect, Option, Schema } from "effect"
-import { type Chunk, chunkAt, chunkBudget, decodeCursor, encodeCursor, start, within } from "../chunks.js"
 import { AccountOperations } from "../operations.js"
 import { openingSnippet, type Snippet, searchSnippets } from "../snippets.js"
 import { defineTool } from "../tool.js"
 import {
   bounded,
   Count,
-  LanguageInput,
+  FilterLanguageInput,
+  OwnedLanguageInput,
   PageInput,
   SnippetOutput,
   SourceInput,
   snippetOutput,
-  VideoIdInput
+  transcribeFirst,
+  VideoIdInput,
+  withNextStep
 } from "./shared.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -25,7 +29,7 @@ import {
 
 const GetTranscriptInput = Schema.Struct({
   video_id: VideoIdInput,
-  language: Schema.optional(LanguageInput),
+  language: Schema.optional(OwnedLanguageInput),
   source: Schema.optional(SourceInput),
   id: Schema.optional(
     Schema.UUID.annotations({ description: "A specific transcript: its id, or the job_id that made it" })
@@ -36,10 +40,17 @@ const GetTranscriptInput = Schema.Struct({
     })
   ),
   max_chars: bounded(
-    chunkBudget.min,
-    chunkBudget.max,
-    chunkBudget.default,
-    "Size of a chunk in characters (each segment counts its text plus 40)"
+    TranscriptChunks.chunkBudget.min,
+    TranscriptChunks.chunkBudget.max,
+    TranscriptChunks.chunkBudget.default,
+    "Size of a chunk in characters (a segment counts its text as JSON plus 70)"
+  ),
+  format: Schema.optionalWith(
+    Schema.Literal("timed", "text").annotations({
+      description: "timed: segments with start and end (ms); text: plain text, one segment a line, no times",
+      default: "timed"
+    }),
+    { default: () => "timed" as const }
   )
 })
 
@@ -61,7 +72,17 @@ const GetTranscriptOutput = Schema.Struct({
   has_timestamps: Schema.Boolean,
   segment_count: Count.annotations({ description: "Segments in the whole transcript" }),
   character_count: Count.annotations({ description: "Characters in the whole transcript's text" }),
-  segments: Schema.Array(PieceOutput),
+  format: Schema.Literal("timed", "text"),
+  segments: Schema.optionalWith(Schema.Array(PieceOutput), { exact: true }).annotations({
+    description: "format timed: the chunk's segments"
+  }),
+  text: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "format text: the chunk's segments, one a line"
+  }),
+  first_segment: Count.annotations({ description: "Index of the chunk's first segment" }),
+  continues_segment: Schema.Boolean.annotations({
+    description: "true when the chunk starts inside a segment the previous chunk began"
+  }),
   has_more: Schema.Boolean,
   next_cursor: Schema.NullOr(Schema.String).annotations({
     description: "Pass as cursor to read the next chunk; null after the last one"
@@ -69,19 +90,21 @@ const GetTranscriptOutput = Schema.Struct({
 })
 type GetTranscriptOutput = typeof GetTranscriptOutput.Type
 
-/** A cursor that is not one, or not of this transcript: `invalid_request` naming `cursor`. */
-const cursorError = (why: string): Errors.ApiError =>
-  Errors.rejection([{ path: ["cursor"], message: `the cursor ${why}; leave it out to start again` }])
-
 const transcriptText = (output: GetTranscriptOutput): string => {
-  const first = output.segments[0]
-  const last = output.segments[output.segments.length - 1]
+  const pieces = output.segments ?? []
+  const first = pieces[0]
+  const last = pieces[pieces.length - 1]
   const range =
-    first === undefined || last === undefined
-      ? "no segments"
-      : `segments ${first.segment + 1}–${last.segment + 1} of ${output.segment_count}`
+    output.text !== undefined
+      ? `from segment ${output.first_segment + 1} of ${output.segment_count}`
+      : first === undefined || last === undefined
+        ? "no segments"
+        : `segments ${first.segment + 1}–${last.segment + 1} of ${output.segment_count}`
   const header = `${output.video_title ?? output.video_id} (video ${output.video_id}, ${output.language}, ${output.source_kind}): ${range}`
-  const lines = output.segments.map((piece) => `[${Transcript.clockTimecode(piece.start)}] ${piece.text}`)
+  const lines =
+    output.text !== undefined
+      ? [output.text]
+      : pieces.map((piece) => `[${Transcript.clockTimecode(piece.start)}] ${piece.text}`)
   const footer =
     output.next_cursor === null
       ? "End of transcript."
@@ -89,11 +112,22 @@ const transcriptText = (output: GetTranscriptOutput): string => {
   return [header, ...lines, footer].join("\n")
 }
 
+/**
+ * The next step when a read finds nothing owned: a language not owned is translated or
+ * transcribed; a video not owned is transcribed first.
+ */
+const readingSteps = (videoId: string, language: string | undefined) =>
+  withNextStep({
+    forbidden: () =>
+      `To get it in ${language ?? "that language"}: call translate_transcript with video_id "${videoId}" and target_language "${language ?? "…"}", or transcribe_video with video "${videoId}" and language "${language ?? "…"}"`,
+    not_found: () => transcribeFirst(videoId)
+  })
+
 export const getTranscript = defineTool({
   name: "get_transcript",
   title: "Read a stored transcript",
   description:
-    "Read a transcript the user owns (from transcribe_video), in chunks that fit your context: each chunk lists segments with start and end times in milliseconds. When has_more is true, call again with cursor set to next_cursor to read on. Chooses the best transcript of the video (human captions, then auto captions, then speech recognition) unless language, source or id says which. Free.",
+    "Read a transcript the user owns (from transcribe_video), in chunks that fit your context: each chunk lists segments with start and end times in milliseconds, or with format text plain text without times. When has_more is true, call again with cursor set to next_cursor to read on. Chooses the best transcript of the video (human captions, then auto captions, then speech recognition) unless language, source or id says which. Free.",
   input: GetTranscriptInput,
   output: GetTranscriptOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -101,26 +135,31 @@ export const getTranscript = defineTool({
   run: (input) =>
     Effect.gen(function* () {
       const operations = yield* AccountOperations
-      const cursor =
-        input.cursor === undefined
-          ? Option.none()
-          : yield* Option.match(decodeCursor(input.cursor), {
-              onNone: () => Effect.fail(cursorError("is not a cursor that get_transcript returned")),
-              onSome: (value) => Effect.succeed(Option.some(value))
-            })
+      const cursor = yield* TranscriptChunks.requestedCursor(input.cursor)
       const id = Option.match(cursor, { onNone: () => input.id, onSome: (value) => value.transcript })
-      const transcript = yield* operations.transcript(input.video_id, {
-        include_timestamps: true,
-        format: "json",
-        ...(id === undefined ? {} : { id }),
-        ...(input.language === undefined ? {} : { language: input.language }),
-        ...(input.source === undefined ? {} : { source: input.source })
+      const transcript = yield* operations
+        .transcript(input.video_id, {
+          include_timestamps: true,
+          format: "json",
+          ...(id === undefined ? {} : { id }),
+          ...(input.language === undefined ? {} : { language: input.language }),
+          ...(input.source === undefined ? {} : { source: input.source })
+        })
+        .pipe(Effect.mapError(readingSteps(input.video_id, input.language)))
+      const from = Option.match(cursor, {
+        onNone: () => TranscriptChunks.start,
+        onSome: (value) => value.position
       })
-      const from = Option.match(cursor, { onNone: () => start, onSome: (value) => value.position })
-      if (Option.isSome(cursor) && !within(transcript.segments, from)) {
-        return yield* cursorError("points past the end of the transcript")
+      if (Option.isSome(cursor) && !TranscriptChunks.within(transcript.segments, from)) {
+        return yield* TranscriptChunks.cursorError("points past the end of the transcript")
       }
-      const chunk: Chunk = chunkAt(transcript.segments, from, input.max_chars)
+      // Counted as JSON (escapes and the piece's fields), so the answer's size follows the budget.
+      const chunk: TranscriptChunks.Chunk = TranscriptChunks.chunkAt(
+        transcript.segments,
+        from,
+        input.max_chars,
+        TranscriptChunks.jsonRule
+      )
       return {
         id: transcript.id,
         video_id: transcript.video_id,
@@ -130,11 +169,16 @@ export const getTranscript = defineTool({
         has_timestamps: transcript.has_timestamps,
         segment_count: transcript.segments.length,
         character_count: transcript.text.length,
-        segments: chunk.pieces,
+        format: input.format,
+        ...(input.format === "text"
+          ? { text: chunk.pieces.map((piece) => piece.text).join("\n") }
+          : { segments: chunk.pieces }),
+        first_segment: from.segment,
+        continues_segment: from.offset > 0,
         has_more: Option.isSome(chunk.next),
         next_cursor: Option.match(chunk.next, {
           onNone: () => null,
-          onSome: (position) => encodeCursor({ transcript: transcript.id, position })
+          onSome: (position) => TranscriptChunks.encodeCursor({ transcript: transcript.id, position })
         })
       }
     })
@@ -173,7 +217,7 @@ const SearchTranscriptsInput = Schema.Struct({
     description:
       'Words to find in the transcripts\' text, titles and video ids (English stemming; "quoted phrase", -excluded, or)'
   }),
-  language: Schema.optional(LanguageInput),
+  language: Schema.optional(FilterLanguageInput),
   page: PageInput,
   limit: bounded(1, 20, 10, "Transcripts per page"),
   snippets_per_transcript: bounded(1, 10, 3, "Matching passages shown per transcript")
@@ -216,7 +260,7 @@ export const searchTranscripts = defineTool({
 })
 
 const ListTranscriptsInput = Schema.Struct({
-  language: Schema.optional(LanguageInput),
+  language: Schema.optional(FilterLanguageInput),
   date_from: Schema.optional(
     Api.DateTimeInput.annotations({ description: "Only transcripts stored from this ISO 8601 time" })
   ),
@@ -275,6 +319,8 @@ export const transcriptLanguages = defineTool({
   annotations: { readOnlyHint: true, openWorldHint: true },
   run: (input) =>
     Effect.flatMap(AccountOperations, (operations) =>
-      operations.languages(input.video_id, { include_youtube_default: true })
+      operations
+        .languages(input.video_id, { include_youtube_default: true })
+        .pipe(Effect.mapError(withNextStep({ not_found: () => transcribeFirst(input.video_id) })))
     )
 })

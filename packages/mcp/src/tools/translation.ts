@@ -5,7 +5,7 @@ import { Api, Credits, Language, Pricing } from "@verbatim/domain"
 import { Effect, Schema } from "effect"
 import { AccountOperations } from "../operations.js"
 import { defineTool } from "../tool.js"
-import { Count, VideoIdInput } from "./shared.js"
+import { Count, plural, transcribeFirst, VideoIdInput, withNextStep } from "./shared.js"
 
 const TranslateOutput = Schema.Struct({
   video_id: Schema.String,
@@ -20,6 +20,23 @@ const TranslateOutput = Schema.Struct({
   character_count: Count,
   next_step: Schema.String
 })
+
+/**
+ * The next step when a translation is refused: a language the platform cannot translate goes to
+ * the server's machine translation; a video or source language not owned is transcribed first.
+ */
+const translationSteps = (input: {
+  readonly video_id: string
+  readonly target_language: string
+  readonly source_language?: string | undefined
+}) =>
+  withNextStep({
+    unsupported_language: () =>
+      `Call translate_transcript again with video_id "${input.video_id}", target_language "${input.target_language}" and provider "ai" (the server's machine translation, when this server has one), or allow_ai_fallback true`,
+    not_found: () => transcribeFirst(input.video_id),
+    forbidden: () =>
+      `Leave source_language out to translate the best transcript owned, or call transcribe_video with video "${input.video_id}"${input.source_language === undefined ? "" : ` and language "${input.source_language}"`} first`
+  })
 
 export const translateTranscript = defineTool({
   name: "translate_transcript",
@@ -51,19 +68,22 @@ export const translateTranscript = defineTool({
   }),
   output: TranslateOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  text: (output) => [output.message, `${output.credits_used} credits used.`, output.next_step].join("\n"),
+  text: (output) =>
+    [output.message, `${plural(output.credits_used, "credit")} used.`, output.next_step].join("\n"),
   run: (input) =>
     Effect.gen(function* () {
       const operations = yield* AccountOperations
-      const answer = yield* operations.translate(
-        input.video_id,
-        new Api.TranslateRequest({
-          target_language: input.target_language,
-          ...(input.source_language === undefined ? {} : { source_language: input.source_language }),
-          ...(input.provider === undefined ? {} : { provider: input.provider }),
-          allow_ai_fallback: input.allow_ai_fallback ?? false
-        })
-      )
+      const answer = yield* operations
+        .translate(
+          input.video_id,
+          new Api.TranslateRequest({
+            target_language: input.target_language,
+            ...(input.source_language === undefined ? {} : { source_language: input.source_language }),
+            ...(input.provider === undefined ? {} : { provider: input.provider }),
+            allow_ai_fallback: input.allow_ai_fallback ?? false
+          })
+        )
+        .pipe(Effect.mapError(translationSteps(input)))
       return {
         video_id: input.video_id,
         language: answer.language,
