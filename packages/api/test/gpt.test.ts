@@ -41,6 +41,7 @@ const expected = [
   ["get", "/jobs/{job_id}", "getJob"],
   ["get", "/transcripts", "listTranscripts"],
   ["get", "/transcripts/{video_id}", "getTranscript"],
+  ["get", "/transcripts/{video_id}/pages", "readTranscript"],
   ["get", "/transcripts/{video_id}/languages", "getTranscriptLanguages"],
   ["post", "/transcripts/{video_id}/translate", "translateTranscript"],
   ["get", "/transcripts/{video_id}/themes", "getThemes"],

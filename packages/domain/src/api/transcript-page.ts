@@ -9,11 +9,19 @@ import { Schema } from "effect"
 import { TranscriptId } from "../ids.js"
 import { LanguageCode } from "../language.js"
 import { Millis, SourceKind } from "../transcript/segment.js"
-import { allErrors, Count, intQuery, optionalQuery } from "./fields.js"
+import { allErrors, Count, intFromString, optionalQuery } from "./fields.js"
 import { transcriptSelectorFields } from "./stored-transcript.js"
 
 /** The budget of a page in characters of JSON: bounds and default. */
 export const transcriptPageBudget = { min: 1_000, max: 80_000, default: 50_000 } as const
+
+const budgetJsonSchema = {
+  type: "integer",
+  minimum: transcriptPageBudget.min,
+  maximum: transcriptPageBudget.max,
+  default: transcriptPageBudget.default,
+  description: `Size of a page in characters of JSON (${transcriptPageBudget.min} to ${transcriptPageBudget.max}); every answer stays under 90,000`
+}
 
 /** text: the page's segments as plain text, one a line; timed: each with its start and end (ms). */
 export const TranscriptPageFormat = Schema.Literal("text", "timed").annotations({
@@ -30,11 +38,11 @@ export const TranscriptPageQuery = Schema.Struct({
     })
   ),
   format: Schema.optionalWith(TranscriptPageFormat, { default: () => "text" as const }),
-  max_chars: intQuery(
-    Schema.Int.pipe(Schema.between(transcriptPageBudget.min, transcriptPageBudget.max)).annotations({
-      description: `Size of a page in characters (${transcriptPageBudget.min} to ${transcriptPageBudget.max})`
-    }),
-    transcriptPageBudget.default
+  max_chars: Schema.optionalWith(
+    intFromString(
+      Schema.Int.pipe(Schema.between(transcriptPageBudget.min, transcriptPageBudget.max))
+    ).annotations({ jsonSchema: budgetJsonSchema }),
+    { default: () => transcriptPageBudget.default }
   )
 }).annotations({
   identifier: "TranscriptPageQuery",
