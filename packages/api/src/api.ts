@@ -15,6 +15,7 @@ import { TranscribeGroup } from "./groups/transcribe.js"
 import { TranscriptPagesGroup } from "./groups/transcript-pages.js"
 import { TranscriptsGroup } from "./groups/transcripts.js"
 import { UploadsGroup } from "./groups/uploads.js"
+import { VideosGroup } from "./groups/videos.js"
 import { transformDocument } from "./openapi.js"
 
 export const title = "Transcript Service API"
@@ -27,6 +28,7 @@ export class VerbatimApi extends HttpApi.make(apiId)
   .add(JobsGroup)
   .add(TranscriptsGroup)
   .add(TranscriptPagesGroup)
+  .add(VideosGroup)
   .add(ThemesGroup)
   .add(UploadsGroup)
   .add(BatchGroup)

@@ -42,6 +42,12 @@ export const gptOperations: { readonly [contractId: string]: GptOperation } = {
     description:
       "Stores the transcript in the user's library. Leave mode out unless the user asked: modes auto and speech_to_text_only may run paid speech recognition; get the user's agreement to the price (estimateCost) first. An answer with status processing is polled with getJob."
   },
+  "videos.info": {
+    operationId: "getVideoInfo",
+    summary: "A video's title, duration, caption languages and each mode's price (free)",
+    description:
+      "Look before paying: title, channel, duration, caption languages (manual and auto), translation targets, what each mode would charge this user (owned transcripts are 0) and the default mode. Call it first; then transcribeVideo."
+  },
   "transcribe.estimate": {
     operationId: "estimateCost",
     summary: "Price a transcription without starting it (free)",

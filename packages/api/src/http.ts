@@ -41,6 +41,7 @@ import { TranscribeHttp } from "./groups/transcribe.js"
 import { TranscriptPagesHttp } from "./groups/transcript-pages.js"
 import { TranscriptsHttp } from "./groups/transcripts.js"
 import { isSignedPut, SignedPutRoute, UploadsHttp } from "./groups/uploads.js"
+import { VideosHttp } from "./groups/videos.js"
 import { makeHotRoutes } from "./hot-routes.js"
 import { MetricsRouteLive, observeRequests } from "./metrics.js"
 import { isOAuthRequest, OAuthRoutes } from "./oauth.js"
@@ -192,6 +193,7 @@ export const HandlersLive = Layer.mergeAll(
   JobsHttp,
   TranscriptsHttp,
   TranscriptPagesHttp,
+  VideosHttp,
   ThemesHttp,
   UploadsHttp,
   BatchHttp,

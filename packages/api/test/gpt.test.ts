@@ -38,6 +38,7 @@ const operations = (document: Document) =>
 const expected = [
   ["post", "/transcribe", "transcribeVideo"],
   ["post", "/transcribe/estimate", "estimateCost"],
+  ["get", "/videos/info", "getVideoInfo"],
   ["get", "/jobs/{job_id}", "getJob"],
   ["get", "/transcripts", "listTranscripts"],
   ["get", "/transcripts/{video_id}", "getTranscript"],

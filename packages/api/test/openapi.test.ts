@@ -36,8 +36,8 @@ const specPaths = [
   "/recommendations/videos"
 ]
 
-/** Paths beyond the spec's (additive): the paged read GPT Actions use (issue 26). */
-const ourPaths = ["/transcripts/{video_id}/pages"]
+/** Paths beyond the spec's (additive): the paged read GPT Actions use and the free look at a video (issue 26). */
+const ourPaths = ["/transcripts/{video_id}/pages", "/videos/info"]
 
 interface Document {
   readonly openapi: string

@@ -109,7 +109,8 @@ export const defineTool = <I, II, O, OI>(spec: ToolSpec<I, II, O, OI>): McpTool 
       title: spec.title,
       description: spec.description,
       inputSchema: (spec.listedInput ?? ((schema) => schema))(inputJsonSchema(spec.input)),
-      annotations: { title: spec.title, ...spec.annotations }
+      // The title once, at the top (MCP 2025-06-18): the listing is paid for in every conversation.
+      annotations: spec.annotations
     },
     call: (args) =>
       storableInput(args).pipe(

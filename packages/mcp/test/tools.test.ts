@@ -5,6 +5,7 @@ import { renameFields } from "../src/tool.js"
 import { tools } from "../src/tools/index.js"
 
 const names = [
+  "get_video_info",
   "transcribe_video",
   "get_job",
   "get_transcript",

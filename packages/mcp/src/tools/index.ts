@@ -4,6 +4,7 @@
  *
  * | tool | mirrors |
  * |---|---|
+ * | get_video_info | GET /videos/info |
  * | transcribe_video | POST /transcribe (and POST /transcribe/estimate for the ASR question) |
  * | get_job | GET /jobs/{job_id} |
  * | get_transcript | GET /transcripts/{video_id}, in chunks |
@@ -32,11 +33,13 @@ import { getThemes } from "./themes.js"
 import { estimateCost, getJob, transcribeVideo } from "./transcribe.js"
 import { getTranscript, listTranscripts, searchTranscripts, transcriptLanguages } from "./transcripts.js"
 import { translateTranscript } from "./translation.js"
+import { getVideoInfo } from "./videos.js"
 
 export { batchPage } from "./batches.js"
 
 /** Every tool, in the order they are listed. */
 export const tools: ReadonlyArray<McpTool> = [
+  getVideoInfo,
   transcribeVideo,
   getJob,
   getTranscript,

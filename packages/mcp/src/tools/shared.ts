@@ -34,7 +34,7 @@ export const FilterLanguageInput = Language.LanguageCode.annotations({
 
 export const ModeInput = Mode.Mode.annotations({
   description:
-    "captions_only: existing captions, never speech recognition (1 credit). human_captions_only: human-made captions only. auto: captions, or speech recognition when the video has none. speech_to_text_only: always transcribe the audio. The last two can cost many credits: leave mode out unless the user asked, and see confirm_asr"
+    "captions_only: captions, never speech recognition (1 credit). human_captions_only: human captions only. auto: captions, else speech recognition. speech_to_text_only: always speech recognition. The last two can cost many credits: leave mode out unless the user asked"
 })
 
 export const AsrOptionsInput = Asr.AsrOptions.annotations({
@@ -57,7 +57,7 @@ export const SourceInput = Transcript.SourceKind.annotations({
 
 /** The REST API's `Idempotency-Key`, as a tool input: core's rule (which core checks again). */
 export const IdempotencyKeyInput = IdempotencyKey.annotations({
-  description: `Optional key of your own (e.g. a UUID; 1 to ${maxIdempotencyKeyLength} visible ASCII characters) making a retry safe: the same key and arguments within 24 hours answer the first answer without charging again; other arguments with it are a conflict. A new key for each new request`
+  description: `Optional retry key (e.g. a UUID; 1 to ${maxIdempotencyKeyLength} visible ASCII characters): the same key and arguments within 24 hours answer the first answer, charging nothing again; other arguments are a conflict`
 })
 
 export const bounded = (min: number, max: number, value: number, description: string) =>

@@ -21,7 +21,8 @@ import {
   ModeInput,
   plural,
   preview,
-  VideoInput
+  VideoInput,
+  withNextStep
 } from "./shared.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -339,7 +340,7 @@ export const estimateCost = defineTool({
   name: "estimate_cost",
   title: "Estimate the cost of a transcription",
   description:
-    "What transcribing a video would cost in credits, without starting anything or charging (free). Without mode it prices speech recognition of the audio (base plus the billable asr_options, by duration); with mode captions_only or auto it prices the captions when the video has them (1 credit, 0 if already owned). exceeds_max_duration says the video is too long for speech recognition.",
+    "What transcribing a video would cost in credits, without starting or charging anything (free). Without mode it prices what the account's default mode would do for this video (captions: 1 credit, 0 if owned; or speech recognition); with mode, that mode. Speech recognition is priced by duration plus the billable asr_options. exceeds_max_duration: too long for speech recognition.",
   input: Schema.Struct({
     video: VideoInput,
     mode: Schema.optional(ModeInput),
@@ -349,13 +350,26 @@ export const estimateCost = defineTool({
   listedInput: (schema) => namedOnly(schema, "asr_options", asrOptionsNamed),
   annotations: { readOnlyHint: true, openWorldHint: true },
   run: (input) =>
-    Effect.flatMap(AccountOperations, (operations) =>
-      operations.estimate(
-        new Api.EstimateRequest({
-          video: input.video,
-          ...(input.mode === undefined ? {} : { mode: input.mode }),
-          ...(input.asr_options === undefined ? {} : { asr_options: input.asr_options })
-        })
-      )
-    )
+    Effect.gen(function* () {
+      const operations = yield* AccountOperations
+      // Without mode, the mode a transcribe without mode would apply: the account's default (the
+      // REST estimate, by the spec, prices speech recognition then; a model asks what it will pay).
+      const mode = input.mode ?? (yield* operations.videoInfo({ video: input.video })).default_mode
+      return yield* operations
+        .estimate(
+          new Api.EstimateRequest({
+            video: input.video,
+            mode,
+            ...(input.asr_options === undefined ? {} : { asr_options: input.asr_options })
+          })
+        )
+        .pipe(
+          Effect.mapError(
+            withNextStep({
+              no_captions: () =>
+                `Call estimate_cost again with video "${input.video}" and mode "speech_to_text_only" to price speech recognition of the audio`
+            })
+          )
+        )
+    })
 })
