@@ -222,6 +222,40 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  "/transcripts/{video_id}/pages": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** A page of a stored transcript; next_cursor reads the next one */
+    get: operations["transcriptPages.page"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  "/videos/info": {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** A video's title, duration, caption languages and the price of each mode (free) */
+    get: operations["videos.info"]
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   "/transcripts/{video_id}/themes": {
     parameters: {
       query?: never
@@ -1101,6 +1135,86 @@ export interface components {
       provider_used: components["schemas"]["TranslateProvider"] | null
       transcript: components["schemas"]["TranscriptPayload"]
     }
+    /**
+     * @description text: plain text, one segment a line, no times; timed: segments with start and end in ms
+     * @enum {string}
+     */
+    TranscriptPageFormat: "text" | "timed"
+    /** @description A page of a stored transcript; follow next_cursor until it is null */
+    TranscriptPage: {
+      id: components["schemas"]["TranscriptId"]
+      video_id: string
+      video_title: string | null
+      language: components["schemas"]["LanguageCode"]
+      source_kind: components["schemas"]["SourceKind"]
+      format: components["schemas"]["TranscriptPageFormat"]
+      /** @description Segments in the whole transcript */
+      segment_count: components["schemas"]["NonNegative"]
+      /** @description Characters in the whole transcript's text */
+      character_count: components["schemas"]["NonNegative"]
+      /** @description Index of the page's first segment */
+      first_segment: components["schemas"]["NonNegative"]
+      /** @description true when the page starts inside a segment that the previous page began */
+      continues_segment: boolean
+      /** @description format text: the page's segments, one a line */
+      text?: string
+      /** @description format timed: the page's segments with their times */
+      segments?: {
+        /** @description Index of the segment in the transcript */
+        segment: components["schemas"]["NonNegative"]
+        start: components["schemas"]["Millis"]
+        end: components["schemas"]["Millis"]
+        text: string
+      }[]
+      has_more: boolean
+      /** @description Pass as cursor to read the next page; null after the last one */
+      next_cursor: string | null
+    }
+    /** @description A video and the price of each mode, before paying anything */
+    VideoInfo: {
+      video_id: components["schemas"]["VideoId"]
+      title: string | null
+      channel_id: components["schemas"]["ChannelId"] | null
+      channel_title: string | null
+      duration_seconds: components["schemas"]["NonNegativeNumber"] | null
+      original_language: components["schemas"]["LanguageCode"] | null
+      /** @description Human-made caption tracks */
+      manual_caption_languages: components["schemas"]["LanguageCode"][]
+      /** @description Automatic caption tracks */
+      auto_caption_languages: components["schemas"]["LanguageCode"][]
+      /** @description Languages the platform can translate the captions into */
+      translation_languages: components["schemas"]["LanguageCode"][]
+      /**
+       * @description The account's default mode: what transcribe applies without mode
+       * @enum {string}
+       */
+      default_mode: "auto" | "captions_only" | "human_captions_only" | "speech_to_text_only"
+      /** @description Each mode's price for this account */
+      prices: components["schemas"]["ModePrice"][]
+      /** @description The transcripts of the video the account owns already (reading them is free) */
+      owned: {
+        language: components["schemas"]["LanguageCode"]
+        source: components["schemas"]["SourceKind"]
+      }[]
+      max_duration_minutes: components["schemas"]["NonNegativeNumber"]
+      exceeds_max_duration: boolean
+    }
+    /** @description A channel id (UC followed by 22 characters) */
+    ChannelId: string
+    /** @description What a mode would serve and charge */
+    ModePrice: {
+      mode: components["schemas"]["Mode"]
+      /** @description false when the mode has nothing to serve (no captions it accepts) or the video is too long for ASR */
+      available: boolean
+      /** @description manual, auto (captions) or asr; null when unavailable */
+      source: components["schemas"]["SourceKind"] | null
+      /** @description The caption language served; null for asr */
+      language: components["schemas"]["LanguageCode"] | null
+      /** @description Credits it would charge (0 when owned or unavailable) */
+      credits: components["schemas"]["NonNegative"]
+      /** @description true when the account owns that transcript: served again for 0 */
+      owned: boolean
+    }
     /** @description The themes, keywords and moments of a transcript */
     ThemesResponse: {
       video_id: string
@@ -1371,8 +1485,6 @@ export interface components {
       created_at: components["schemas"]["DateTimeUtc"]
       completed_at: components["schemas"]["DateTimeUtc"] | null
     }
-    /** @description A channel id (UC followed by 22 characters) */
-    ChannelId: string
     /** @enum {string} */
     CollectionStatus: "resolved" | "processing" | "completed" | "partial" | "failed"
     /** @description A playlist batch and the status of each of its videos */
@@ -2780,6 +2892,230 @@ export interface operations {
         }
         content: {
           "application/json": components["schemas"]["PayloadTooLargeError"]
+        }
+      }
+      /** @description Status 429: error is rate_limit_exceeded */
+      429: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequestsError"]
+        }
+      }
+      /** @description Status 500: error is internal_error */
+      500: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalError"]
+        }
+      }
+      /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
+      503: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ServiceUnavailableError"]
+        }
+      }
+    }
+  }
+  "transcriptPages.page": {
+    parameters: {
+      query?: {
+        id?: components["schemas"]["UUID"]
+        language?: components["schemas"]["LanguageCode"]
+        source?: components["schemas"]["SourceKind"]
+        /** @description next_cursor of the previous page; leave out for the first page */
+        cursor?: string
+        format?: components["schemas"]["TranscriptPageFormat"]
+        /** @description Size of a page in characters of JSON (1000 to 80000); every answer stays under 90,000 */
+        max_chars?: number
+      }
+      header?: never
+      path: {
+        video_id: components["schemas"]["VideoKey"]
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of a stored transcript; follow next_cursor until it is null */
+      200: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TranscriptPage"]
+        }
+      }
+      /** @description Status 401: error is invalid_api_key */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnauthorizedError"]
+        }
+      }
+      /** @description Status 403: error is forbidden or plan_required or video_private or age_restricted or subscription_required or region_blocked or channel_age_restricted */
+      403: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["ForbiddenError"]
+        }
+      }
+      /** @description Status 404: error is not_found or no_captions or video_unavailable or no_audio */
+      404: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFoundError"]
+        }
+      }
+      /** @description Status 429: error is rate_limit_exceeded */
+      429: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          /** @description Seconds to wait before sending again */
+          "Retry-After"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["TooManyRequestsError"]
+        }
+      }
+      /** @description Status 500: error is internal_error */
+      500: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["InternalError"]
+        }
+      }
+    }
+  }
+  "videos.info": {
+    parameters: {
+      query: {
+        video: components["schemas"]["ReferenceInput"]
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A video and the price of each mode, before paying anything */
+      200: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["VideoInfo"]
+        }
+      }
+      /** @description Status 400: error is invalid_request or unsupported_language or video_too_long */
+      400: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["BadRequestError"]
+        }
+      }
+      /** @description Status 401: error is invalid_api_key */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["UnauthorizedError"]
+        }
+      }
+      /** @description Status 404: error is not_found or no_captions or video_unavailable or no_audio */
+      404: {
+        headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
+          [name: string]: unknown
+        }
+        content: {
+          "application/json": components["schemas"]["NotFoundError"]
         }
       }
       /** @description Status 429: error is rate_limit_exceeded */

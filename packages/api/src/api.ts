@@ -12,8 +12,10 @@ import { HealthGroup } from "./groups/health.js"
 import { JobsGroup } from "./groups/jobs.js"
 import { ThemesGroup } from "./groups/themes.js"
 import { TranscribeGroup } from "./groups/transcribe.js"
+import { TranscriptPagesGroup } from "./groups/transcript-pages.js"
 import { TranscriptsGroup } from "./groups/transcripts.js"
 import { UploadsGroup } from "./groups/uploads.js"
+import { VideosGroup } from "./groups/videos.js"
 import { transformDocument } from "./openapi.js"
 
 export const title = "Transcript Service API"
@@ -25,6 +27,8 @@ export class VerbatimApi extends HttpApi.make(apiId)
   .add(TranscribeGroup)
   .add(JobsGroup)
   .add(TranscriptsGroup)
+  .add(TranscriptPagesGroup)
+  .add(VideosGroup)
   .add(ThemesGroup)
   .add(UploadsGroup)
   .add(BatchGroup)

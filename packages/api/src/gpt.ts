@@ -42,6 +42,12 @@ export const gptOperations: { readonly [contractId: string]: GptOperation } = {
     description:
       "Stores the transcript in the user's library. Leave mode out unless the user asked: modes auto and speech_to_text_only may run paid speech recognition; get the user's agreement to the price (estimateCost) first. An answer with status processing is polled with getJob."
   },
+  "videos.info": {
+    operationId: "getVideoInfo",
+    summary: "A video's title, duration, caption languages and each mode's price (free)",
+    description:
+      "Look before paying: title, channel, duration, caption languages (manual and auto), translation targets, what each mode would charge this user (owned transcripts are 0) and the default mode. Call it first; then transcribeVideo."
+  },
   "transcribe.estimate": {
     operationId: "estimateCost",
     summary: "Price a transcription without starting it (free)",
@@ -64,7 +70,13 @@ export const gptOperations: { readonly [contractId: string]: GptOperation } = {
     operationId: "getTranscript",
     summary: "Read a stored transcript (free)",
     description:
-      "The best transcript the user owns of a video (human captions, then auto captions, then speech recognition) unless language, source or id says which; segments carry start and end times in milliseconds."
+      "Whole transcript in one answer: too long for a video over about 40 minutes. Prefer readTranscript, which pages. The best transcript owned (human captions, then auto, then speech recognition) unless language, source or id says which."
+  },
+  "transcriptPages.page": {
+    operationId: "readTranscript",
+    summary: "Read a stored transcript page by page (free; any length)",
+    description:
+      "Every answer stays under 90,000 characters. format text (no times, default) or timed. While has_more is true, call again with cursor set to next_cursor, until next_cursor is null; join the pages in order. max_chars sets the page size."
   },
   "transcripts.languages": {
     operationId: "getTranscriptLanguages",

@@ -38,8 +38,10 @@ import { HealthHttp, ReadinessFromPorts } from "./groups/health.js"
 import { JobsHttp } from "./groups/jobs.js"
 import { ThemesHttp } from "./groups/themes.js"
 import { TranscribeHttp } from "./groups/transcribe.js"
+import { TranscriptPagesHttp } from "./groups/transcript-pages.js"
 import { TranscriptsHttp } from "./groups/transcripts.js"
 import { isSignedPut, SignedPutRoute, UploadsHttp } from "./groups/uploads.js"
+import { VideosHttp } from "./groups/videos.js"
 import { makeHotRoutes } from "./hot-routes.js"
 import { MetricsRouteLive, observeRequests } from "./metrics.js"
 import { isOAuthRequest, OAuthRoutes } from "./oauth.js"
@@ -190,6 +192,8 @@ export const HandlersLive = Layer.mergeAll(
   TranscribeHttp,
   JobsHttp,
   TranscriptsHttp,
+  TranscriptPagesHttp,
+  VideosHttp,
   ThemesHttp,
   UploadsHttp,
   BatchHttp,

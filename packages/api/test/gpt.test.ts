@@ -38,9 +38,11 @@ const operations = (document: Document) =>
 const expected = [
   ["post", "/transcribe", "transcribeVideo"],
   ["post", "/transcribe/estimate", "estimateCost"],
+  ["get", "/videos/info", "getVideoInfo"],
   ["get", "/jobs/{job_id}", "getJob"],
   ["get", "/transcripts", "listTranscripts"],
   ["get", "/transcripts/{video_id}", "getTranscript"],
+  ["get", "/transcripts/{video_id}/pages", "readTranscript"],
   ["get", "/transcripts/{video_id}/languages", "getTranscriptLanguages"],
   ["post", "/transcripts/{video_id}/translate", "translateTranscript"],
   ["get", "/transcripts/{video_id}/themes", "getThemes"],

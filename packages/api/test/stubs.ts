@@ -24,6 +24,7 @@ import {
   Transcribe,
   type TranscriptRecord,
   Translate,
+  VideoInfoLookup,
   WorkQueue
 } from "@verbatim/core"
 import { Api, Errors, type Ids, Language, Transcript } from "@verbatim/domain"
@@ -306,6 +307,10 @@ const TranslateStub = Layer.succeed(Translate, {
   translate: (_who, videoId) => Effect.fail(Errors.apiError("not_found", `no transcript of ${videoId}`))
 })
 
+const VideoInfoStub = Layer.succeed(VideoInfoLookup, {
+  info: () => Effect.fail(Errors.apiError("not_found", "stub"))
+})
+
 const UploadsStub = Layer.succeed(MediaUploads, {
   create: () => Effect.fail(Errors.apiError("storage_unavailable", "no storage in the stubs")),
   complete: (_who, id) => Effect.fail(Errors.apiError("not_found", `upload ${id} not found`)),
@@ -349,7 +354,8 @@ export const UseCasesStub = Layer.mergeAll(
   RecommendationsStub,
   IdempotencyStub,
   ThemesStub,
-  TranslateStub
+  TranslateStub,
+  VideoInfoStub
 )
 
 /** The API as a web handler over the stubs: `Request` in, `Response` out. */

@@ -56,7 +56,7 @@ import { corsHeaders, McpAllowedOrigins, originAllowed, preflightHeaders } from 
 /** The most JSON-RPC messages one POST may carry (MCP 2025-06-18 sends one; older clients batch). */
 export const maxMessagesPerPost = 10
 
-/** The largest answer one POST may get, as large as the body it may send (one `get_transcript` chunk is 100,000 characters at most). */
+/** The largest answer one POST may get, as large as the body it may send (one `get_transcript` answer is under 90,000 characters). */
 export const maxAnswerBytes = 1024 * 1024
 
 type JsonRpcId = string | number

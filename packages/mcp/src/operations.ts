@@ -32,7 +32,8 @@ import {
   StoredTranscripts,
   Themes,
   Transcribe,
-  Translate
+  Translate,
+  VideoInfoLookup
 } from "@verbatim/core"
 import { Api, Errors, type Ids } from "@verbatim/domain"
 import { Context, Effect, Redacted, Schema } from "effect"
@@ -53,6 +54,8 @@ export interface Operations {
   ) => Answer<Api.TranscribeResponse>
   /** POST /transcribe/estimate. */
   readonly estimate: (request: Api.EstimateRequest) => Answer<Api.EstimateResponse>
+  /** GET /videos/info: the free look at a video before paying. */
+  readonly videoInfo: (query: Api.VideoInfoQuery) => Answer<Api.VideoInfo>
   /** GET /jobs/{job_id}. */
   readonly job: (id: Ids.JobId, query: Api.JobQuery) => Answer<Api.Job>
   /** GET /transcripts. */
@@ -101,6 +104,7 @@ export type UseCases =
   | Idempotency
   | Themes
   | Translate
+  | VideoInfoLookup
 
 /**
  * The operations on this process's use cases, for the account `authorize` gives (evaluated on
@@ -119,6 +123,7 @@ export const inProcess = (
     const idempotency = yield* Idempotency
     const themes = yield* Themes
     const translations = yield* Translate
+    const videos = yield* VideoInfoLookup
 
     const authorized = authorize
 
@@ -164,6 +169,7 @@ export const inProcess = (
         (account, request) => transcribe.transcribe(account, request)
       ),
       estimate: (request) => run("estimate", (account) => transcribe.estimate(account, request)),
+      videoInfo: (query) => run("videoInfo", (account) => videos.info(account, query)),
       job: (id, query) => run("job", (account) => jobs.get(account, id, query)),
       transcripts: (query) => run("transcripts", (account) => stored.list(account, query)),
       transcript: (videoId, query) =>
@@ -283,6 +289,7 @@ export const overHttp = (options: RemoteOptions): Effect.Effect<Operations, neve
       transcribe: (payload, key) =>
         call("transcribe", client.transcribe.transcribe({ payload, headers: idempotencyHeaders(key) })),
       estimate: (payload) => call("estimate", client.transcribe.estimate({ payload })),
+      videoInfo: (urlParams) => call("videoInfo", client.videos.info({ urlParams })),
       job: (job_id, urlParams) => call("job", client.jobs.job({ path: { job_id }, urlParams })),
       transcripts: (urlParams) => call("transcripts", client.transcripts.list({ urlParams })),
       transcript: (video_id, urlParams) =>

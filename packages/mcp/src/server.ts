@@ -26,7 +26,7 @@ import { Errors } from "@verbatim/domain"
 import { Cause, Effect, Exit, Option, Runtime } from "effect"
 import type { AccountOperations } from "./operations.js"
 import { listResources, readResource, templates } from "./resources.js"
-import { tools } from "./tools.js"
+import { tools } from "./tools/index.js"
 
 /** The interface version of the Transcript Service API this server speaks. */
 export const serverVersion = "2.1.0"

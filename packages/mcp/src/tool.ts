@@ -3,8 +3,8 @@
  * from Effect Schemas, hints) and its call, an Effect over the account's operations that never
  * fails. Arguments holding NUL in any string are refused first, naming each field (core's
  * `storableInput`, every entry point's string rule); then they are decoded with the input schema
- * (a rejection is `invalid_request` with one issue per field, as the REST API answers); the result is encoded with the output schema into
- * `structuredContent`, with a text rendering beside it for clients that show only text. Failures
+ * (a rejection is `invalid_request` with one issue per field, as the REST API answers); the result
+ * is encoded with the output schema into `structuredContent`, with a text rendering beside it for clients that show only text. Failures
  * come back as tool errors (`isError: true`) whose text is the API's error body
  * `{"error": code, "message": text, "details": object}`; a defect is logged and answered
  * `internal_error`.
@@ -13,7 +13,7 @@ import type { CallToolResult, Tool, ToolAnnotations } from "@modelcontextprotoco
 import { storableInput } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
 import { Effect, Schema } from "effect"
-import { objectJsonSchema } from "./json-schema.js"
+import { inputJsonSchema, type ObjectJsonSchema, objectJsonSchema } from "./json-schema.js"
 import type { AccountOperations } from "./operations.js"
 
 export interface ToolSpec<I, II, O, OI> {
@@ -25,6 +25,11 @@ export interface ToolSpec<I, II, O, OI> {
   readonly output: Schema.Schema<O, OI>
   readonly annotations: Omit<ToolAnnotations, "title">
   readonly run: (input: I) => Effect.Effect<O, Errors.ApiError, AccountOperations>
+  /**
+   * The listed input schema from the derived one, e.g. a shared sub-schema another tool describes
+   * in full, named here without its field descriptions (`namedOnly`); default: as derived.
+   */
+  readonly listedInput?: (schema: ObjectJsonSchema) => ObjectJsonSchema
   /** The text content beside the structured content; default: the structured content as JSON. */
   readonly text?: (output: O, structured: OI) => string
 }
@@ -32,7 +37,14 @@ export interface ToolSpec<I, II, O, OI> {
 /** A tool with its types erased: what the server lists and calls. */
 export interface McpTool {
   readonly name: string
+  /**
+   * What `tools/list` carries: name, title, description, input schema, hints. No output schema:
+   * every conversation pays for the listing (issue 26: 56 KB, 29 KB of it output schemas, which
+   * no model vendor reads), and a model reads the text content, which says the next step.
+   */
   readonly listing: Tool
+  /** The JSON Schema of the structured content, for clients and tests that check it. */
+  readonly outputSchema: ObjectJsonSchema
   readonly call: (args: unknown) => Effect.Effect<CallToolResult, never, AccountOperations>
 }
 
@@ -91,13 +103,14 @@ export const defineTool = <I, II, O, OI>(spec: ToolSpec<I, II, O, OI>): McpTool 
   const encode = Schema.encode(spec.output)
   return {
     name: spec.name,
+    outputSchema: objectJsonSchema(spec.output),
     listing: {
       name: spec.name,
       title: spec.title,
       description: spec.description,
-      inputSchema: objectJsonSchema(spec.input),
-      outputSchema: objectJsonSchema(spec.output),
-      annotations: { title: spec.title, ...spec.annotations }
+      inputSchema: (spec.listedInput ?? ((schema) => schema))(inputJsonSchema(spec.input)),
+      // The title once, at the top (MCP 2025-06-18): the listing is paid for in every conversation.
+      annotations: spec.annotations
     },
     call: (args) =>
       storableInput(args).pipe(

@@ -12,6 +12,7 @@ import { StoredTranscriptsLive } from "./stored-transcripts.js"
 import { TranscribeLive } from "./transcribe-live.js"
 import { TranslateLive } from "./translate.js"
 import { MediaUploadsLive } from "./uploads.js"
+import { VideoInfoLive } from "./video-info.js"
 
 export * from "./asr-work.js"
 export * from "./batch.js"
@@ -27,6 +28,7 @@ export * from "./platform-health.js"
 export * from "./shared-fetches.js"
 export * from "./test-work.js"
 export * from "./uploads.js"
+export * from "./video-info.js"
 export * from "./worker.js"
 export {
   AccessLive,
@@ -37,7 +39,8 @@ export {
   keyCacheTtl,
   StoredTranscriptsLive,
   TranscribeLive,
-  TranslateLive
+  TranslateLive,
+  VideoInfoLive
 }
 
 /** The request-path use cases, and the job lifecycle they share with the worker. */
@@ -53,5 +56,6 @@ export const UseCasesLive = Layer.mergeAll(
   BatchWorkLive,
   CollectionWorkLive,
   RecommendationsLive,
-  IdempotencyLive
+  IdempotencyLive,
+  VideoInfoLive
 ).pipe(Layer.provideMerge(JobLifecycleLive))

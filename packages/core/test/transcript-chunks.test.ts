@@ -3,24 +3,32 @@ import { Ids } from "@verbatim/domain"
 import { FastCheck as fc, Option } from "effect"
 import {
   type Chunk,
+  type ChunkRule,
   chunkAt,
   cutPoint,
   decodeCursor,
   encodeCursor,
+  jsonRule,
+  lengthRule,
   type Piece,
   type Position,
   pieceOverhead,
   start,
   type TimedText,
+  textRule,
   within
-} from "../src/chunks.js"
+} from "../src/usecases/transcript-chunks.js"
 
 /** Every chunk of a transcript, following `next` from the start. */
-const allChunks = (segments: ReadonlyArray<TimedText>, budget: number): ReadonlyArray<Chunk> => {
+const allChunks = (
+  segments: ReadonlyArray<TimedText>,
+  budget: number,
+  rule: ChunkRule = lengthRule
+): ReadonlyArray<Chunk> => {
   const chunks: Array<Chunk> = []
   let from: Option.Option<Position> = Option.some(start)
   while (Option.isSome(from)) {
-    const chunk = chunkAt(segments, from.value, budget)
+    const chunk = chunkAt(segments, from.value, budget, rule)
     chunks.push(chunk)
     from = chunk.next
     if (chunks.length > 100_000) throw new Error("no progress")
@@ -56,6 +64,34 @@ const segmentArb = fc.record({
 })
 
 describe("transcript chunks", () => {
+  it("counted as JSON or as plain text, join to the whole and keep each chunk's JSON within its budget (property)", () => {
+    const escapes = fc.string({
+      unit: fc.constantFrom("a", " ", '"', "\\", "\n", "\u0001", "é", "😀"),
+      maxLength: 400
+    })
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ text: escapes, start: fc.nat(10_000_000), end: fc.nat(10_000_000) }), {
+          maxLength: 40
+        }),
+        fc.integer({ min: 500, max: 3_000 }),
+        fc.constantFrom(jsonRule, textRule),
+        (segments, budget, rule) => {
+          const chunks = allChunks(segments, budget, rule)
+          expect(joined(chunks)).toEqual(segments.map(({ text, start, end }) => ({ text, start, end })))
+          for (const chunk of chunks) {
+            const size =
+              rule === jsonRule
+                ? JSON.stringify(chunk.pieces).length
+                : JSON.stringify(chunk.pieces.map((piece) => piece.text).join("\n")).length
+            expect(size).toBeLessThanOrEqual(budget + 2)
+          }
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+
   it("join to the whole transcript, each within its budget, always progressing (property)", () => {
     fc.assert(
       fc.property(
