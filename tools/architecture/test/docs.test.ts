@@ -44,8 +44,8 @@ const topLevel = [
   ".changeset/"
 ]
 
-/** Files a reader makes from an example, not in the repository: `deploy/.env` from `deploy/.env.example`. */
-const madeByTheReader: ReadonlySet<string> = new Set(["deploy/.env"])
+/** Files a reader makes, not in the repository: `deploy/.env` from `deploy/.env.example`, `deploy/secrets/` by `deploy/make-secrets.sh`. */
+const madeByTheReader: ReadonlySet<string> = new Set(["deploy/.env", "deploy/secrets/"])
 
 /** Repository paths written in backticks (placeholders, globs and commands left out). */
 const backtickedPaths = (text: string): ReadonlyArray<string> =>
@@ -81,5 +81,43 @@ describe("the docs point only at files of the repository", () => {
     )
     expect(workspaces.length).toBeGreaterThan(10)
     expect(workspaces.filter((path) => !layout.includes(`\`${path}\``))).toEqual([])
+  })
+})
+
+/** The per-area decision files: `docs/decisions/<area>.md`. */
+const decisionFiles: ReadonlyArray<string> = readdirSync(join(root, "docs", "decisions"))
+  .filter((name) => name.endsWith(".md"))
+  .map((name) => `docs/decisions/${name}`)
+
+/** Each decision of a file: its heading and its `Pinned by:` lines. */
+const decisionsOf = (text: string) =>
+  text
+    .split(/^### /m)
+    .slice(1)
+    .map((part) => ({
+      heading: part.split("\n")[0] ?? "",
+      pins: [...part.matchAll(/^Pinned by: `([^`]+)` › "(.+)"\s*$/gm)].map((m) => ({
+        file: m[1] ?? "",
+        name: m[2] ?? ""
+      }))
+    }))
+
+describe("every decision of docs/decisions/ names tests that exist", () => {
+  it.each(decisionFiles)("%s: each numbered decision is pinned by a test found by file and name", (page) => {
+    const decisions = decisionsOf(readFileSync(join(root, page), "utf8"))
+    expect(decisions.length).toBeGreaterThan(0)
+    for (const decision of decisions) {
+      expect(decision.heading, page).toMatch(/^[A-Z]+-\d+\. \S/)
+      expect(decision.pins.length, `${page}: ${decision.heading}`).toBeGreaterThan(0)
+      for (const pin of decision.pins) {
+        const path = join(root, pin.file)
+        expect(existsSync(path), `${page}: ${decision.heading}: ${pin.file}`).toBe(true)
+        const source = readFileSync(path, "utf8")
+        // The name as the test file writes it, in quotes, backticks or a template.
+        expect(source.includes(pin.name), `${page}: ${decision.heading}: "${pin.name}" in ${pin.file}`).toBe(
+          true
+        )
+      }
+    }
   })
 })
