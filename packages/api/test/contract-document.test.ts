@@ -1,0 +1,24 @@
+/**
+ * The contract moved into `@verbatim/contract` without changing a byte of what it documents: the
+ * OpenAPI document (`/api/v2/openapi.json`) and the GPT Actions document are compared with the ones
+ * `main` produced before the move (`fixtures/`). A change to either is a change of the API and must
+ * update the fixture on purpose.
+ */
+import { readFileSync } from "node:fs"
+import { OpenApi } from "@effect/platform"
+import { VerbatimApi } from "@verbatim/contract"
+import { describe, expect, it } from "vitest"
+import { gptDocument } from "../src/index.js"
+
+const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8")
+const pretty = (document: unknown) => `${JSON.stringify(document, null, 2)}\n`
+
+describe("the contract's documents", () => {
+  it("the OpenAPI document is byte for byte the one main served before the contract package", () => {
+    expect(pretty(OpenApi.fromApi(VerbatimApi))).toBe(fixture("openapi.json"))
+  })
+
+  it("the GPT Actions document is byte for byte the one main served before the contract package", () => {
+    expect(pretty(gptDocument("https://verbatim.example"))).toBe(fixture("gpt-openapi.json"))
+  })
+})
