@@ -10,28 +10,15 @@
  *    request answers 429 `rate_limit_exceeded` with `Retry-After` (seconds).
  */
 import {
-  HttpApiMiddleware,
-  HttpApiSecurity,
   HttpApp,
   HttpServerRequest,
   HttpServerResponse,
-  OpenApi
 } from "@effect/platform"
-import { Access, type Account, admitted, CurrentAccount, type RateVerdict } from "@verbatim/core"
+import { Authentication, } from "@verbatim/contract"
+import { Access, type Account, admitted, type RateVerdict } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
-import { Effect, Layer, Schema } from "effect"
-import { InternalError, TooManyRequests, Unauthorized } from "./errors.js"
+import { Effect, Layer } from "effect"
 import { useCase } from "./use-case.js"
-
-export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@verbatim/api/Authentication", {
-  failure: Schema.Union(Unauthorized, TooManyRequests, InternalError),
-  provides: CurrentAccount,
-  security: {
-    bearer: HttpApiSecurity.bearer.pipe(
-      HttpApiSecurity.annotate(OpenApi.Description, "An API key, sent as `Authorization: Bearer <API key>`")
-    )
-  }
-}) {}
 
 /** The headers that report the account's rate limit after a request. */
 export const rateLimitHeaders = (verdict: RateVerdict): Record<string, string> => ({

@@ -15,7 +15,7 @@
  *   Error bodies come back as the same `ApiError`.
  */
 import { type HttpClient, HttpClientError } from "@effect/platform"
-import { idempotencyHeaders, makeClient } from "@verbatim/api"
+import { idempotencyHeaders, makeClient } from "@verbatim/contract"
 import {
   Access,
   type Account,
