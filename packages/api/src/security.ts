@@ -9,12 +9,8 @@
  *    `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the bucket is full again); a refused
  *    request answers 429 `rate_limit_exceeded` with `Retry-After` (seconds).
  */
-import {
-  HttpApp,
-  HttpServerRequest,
-  HttpServerResponse,
-} from "@effect/platform"
-import { Authentication, } from "@verbatim/contract"
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Authentication } from "@verbatim/contract"
 import { Access, type Account, admitted, type RateVerdict } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
 import { Effect, Layer } from "effect"

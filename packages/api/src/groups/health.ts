@@ -15,7 +15,7 @@
  * the accounts table, a depth read of the queue, the engine's name), each bounded in time.
  */
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
-import { NotReadyResponse, ReadyResponse, VerbatimApi } from "@verbatim/contract"
+import { type NotReadyResponse, type ReadyResponse, VerbatimApi } from "@verbatim/contract"
 import {
   Accounts,
   PlatformHealth,
