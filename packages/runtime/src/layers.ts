@@ -50,7 +50,6 @@ import {
   WorkerSettings,
   type WorkQueue
 } from "@verbatim/core"
-import { NodeSecrets } from "@verbatim/crypto"
 import { type DatabaseSettings, databaseLayer, persistenceLayer, type Repositories } from "@verbatim/db"
 import { type CatalogueInvalid, DemoPlatform } from "@verbatim/demo-platform"
 import { MemoryRateLimiter, MemoryWorkQueue, type RedisSettings } from "@verbatim/queue/memory"
@@ -58,6 +57,7 @@ import { NodeAddressResolver, NodeWebhookSender } from "@verbatim/webhooks"
 import { defaultSettings, YouTubePlatform } from "@verbatim/youtube"
 import { Context, Effect, Layer, Option } from "effect"
 import { leftoversSwept, speechFor, storageFor } from "./media.js"
+import * as NodeSecrets from "./node-secrets.js"
 import { PkceHashLive } from "./oauth.js"
 import type { InfrastructureSettings, WorkSettings } from "./settings.js"
 import { ThemesFromConfig } from "./themes.js"

@@ -4,28 +4,16 @@
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { VerbatimApi } from "@verbatim/contract"
-import { BatchWork, CurrentAccount, Idempotency, idempotentEndpoints } from "@verbatim/core"
-import { Api } from "@verbatim/domain"
-import { Effect, Schema } from "effect"
+import { BatchWork, CurrentAccount, Idempotency, Idempotent } from "@verbatim/core"
+import { Effect } from "effect"
 import { useCase } from "../use-case.js"
 
 export const BatchHttp = HttpApiBuilder.group(VerbatimApi, "batch", (handlers) =>
   handlers
     .handle("createBatch", ({ headers, payload }) =>
       Effect.gen(function* () {
-        const batches = yield* BatchWork
-        const idempotency = yield* Idempotency
-        const account = yield* CurrentAccount
-        return yield* useCase(
-          idempotency.run(
-            account,
-            idempotentEndpoints.batch,
-            headers["idempotency-key"],
-            () => Schema.encodeSync(Api.BatchRequest)(payload),
-            Api.BatchProcessing,
-            batches.create(account, payload)
-          )
-        )
+        const createBatch = Idempotent.createBatch(yield* Idempotency, yield* BatchWork)
+        return yield* useCase(createBatch(yield* CurrentAccount, payload, headers["idempotency-key"]))
       })
     )
     .handle("estimateBatch", ({ payload }) =>

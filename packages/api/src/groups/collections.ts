@@ -13,34 +13,24 @@ import {
   CollectionWork,
   CurrentAccount,
   Idempotency,
+  Idempotent,
+  type IdempotentUseCase,
   type InfrastructureError,
-  idempotentEndpoints,
-  type PersistenceError,
   Recommendations
 } from "@verbatim/core"
-import { Api } from "@verbatim/domain"
-import { Effect, Schema } from "effect"
-import type { LazyArg } from "effect/Function"
+import type { Api } from "@verbatim/domain"
+import { Effect } from "effect"
 import { useCase } from "../use-case.js"
 
-/** A resolve through core's `Idempotency` (the same key and body answer the first answer again). */
-const idempotentResolve = <A, I>(
-  endpoint: string,
-  key: string | undefined,
-  encoded: LazyArg<unknown>,
-  schema: Schema.Schema<A, I>,
-  work: (
-    collections: CollectionWork,
-    account: CurrentAccount["Type"]
-  ) => Effect.Effect<A, ApiFailure | PersistenceError>
+/** A resolve through core's idempotent use case (the same key and body answer the first answer again). */
+const resolve = <R, A>(
+  use: (idempotency: Idempotency, collections: CollectionWork) => IdempotentUseCase<R, A>,
+  payload: R,
+  key: string | undefined
 ) =>
   Effect.gen(function* () {
-    const collections = yield* CollectionWork
-    const idempotency = yield* Idempotency
-    const account = yield* CurrentAccount
-    return yield* useCase(
-      idempotency.run(account, endpoint, key, encoded, schema, work(collections, account))
-    )
+    const run = use(yield* Idempotency, yield* CollectionWork)
+    return yield* useCase(run(yield* CurrentAccount, payload, key))
   })
 
 const history = (kind: "playlist" | "channel", query: Api.CollectionHistoryQuery) =>
@@ -63,13 +53,7 @@ const batchOf = <A>(
 export const PlaylistsHttp = HttpApiBuilder.group(VerbatimApi, "playlists", (handlers) =>
   handlers
     .handle("resolve", ({ headers, payload }) =>
-      idempotentResolve(
-        idempotentEndpoints.playlistResolve,
-        headers["idempotency-key"],
-        () => Schema.encodeSync(Api.PlaylistResolveRequest)(payload),
-        Api.PlaylistResolveResponse,
-        (collections, account) => collections.resolvePlaylist(account, payload)
-      )
+      resolve(Idempotent.resolvePlaylist, payload, headers["idempotency-key"])
     )
     .handle("history", ({ urlParams }) => history("playlist", urlParams))
     .handle("playlist", ({ path }) =>
@@ -80,13 +64,7 @@ export const PlaylistsHttp = HttpApiBuilder.group(VerbatimApi, "playlists", (han
 export const ChannelsHttp = HttpApiBuilder.group(VerbatimApi, "channels", (handlers) =>
   handlers
     .handle("resolve", ({ headers, payload }) =>
-      idempotentResolve(
-        idempotentEndpoints.channelResolve,
-        headers["idempotency-key"],
-        () => Schema.encodeSync(Api.ChannelResolveRequest)(payload),
-        Api.ChannelResolveResponse,
-        (collections, account) => collections.resolveChannel(account, payload)
-      )
+      resolve(Idempotent.resolveChannel, payload, headers["idempotency-key"])
     )
     .handle("history", ({ urlParams }) => history("channel", urlParams))
     .handle("channel", ({ path }) =>

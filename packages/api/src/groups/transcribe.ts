@@ -5,9 +5,9 @@
  */
 import { HttpApiBuilder, type HttpServerResponse } from "@effect/platform"
 import { type ApiFailure, type IdempotencyHeaders, VerbatimApi } from "@verbatim/contract"
-import { type Account, CurrentAccount, Idempotency, idempotentEndpoints, Transcribe } from "@verbatim/core"
+import { type Account, CurrentAccount, Idempotency, Idempotent, Transcribe } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
-import { type Context, Effect, Schema } from "effect"
+import { type Context, Effect } from "effect"
 import { completedResponse } from "../answers.js"
 import { useCase } from "../use-case.js"
 
@@ -28,14 +28,7 @@ export const transcribeAnswer = (
 > =>
   Effect.gen(function* () {
     const answer = yield* useCase(
-      idempotency.run(
-        account,
-        idempotentEndpoints.transcribe,
-        headers["idempotency-key"],
-        () => Schema.encodeSync(Api.TranscribeRequest)(payload),
-        Api.TranscribeResponse,
-        transcribe.transcribe(account, payload)
-      )
+      Idempotent.transcribe(idempotency, transcribe)(account, payload, headers["idempotency-key"])
     )
     return answer instanceof Api.TranscribeCompleted ? yield* completedResponse(answer) : answer
   })
