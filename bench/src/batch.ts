@@ -28,14 +28,13 @@ import { syntheticCatalogue, syntheticVideoId } from "@verbatim/demo-platform"
 import {
   demoPlatform,
   NodeServicesLive,
-  offlineMedia,
   queuesFor,
   runWorker,
   servicesOn,
   ThemesFromConfig,
-  testWorkSettings,
   workerOn
 } from "@verbatim/runtime"
+import { offlineMedia, testWorkSettings } from "@verbatim/runtime/testing"
 import { Config, Console, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { describeMachine, watchMachine } from "./machine.js"
 import { makeStepTimes } from "./step-times.js"

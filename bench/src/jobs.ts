@@ -34,16 +34,14 @@ import { shippedCataloguePath } from "@verbatim/demo-platform"
 import {
   demoPlatform,
   NodeServicesLive,
-  offlineMedia,
   queuesFor,
   runWorker,
   servicesOn,
   ThemesFromConfig,
-  testJob,
-  testWorkSettings,
   type WorkSettings,
   workerOn
 } from "@verbatim/runtime"
+import { offlineMedia, testJob, testWorkSettings } from "@verbatim/runtime/testing"
 import {
   Config,
   Console,

@@ -36,10 +36,9 @@ import {
   runWorker,
   servicesOn,
   ThemesFromConfig,
-  testStorage,
-  testWorkSettings,
   workerOn
 } from "@verbatim/runtime"
+import { testStorage, testWorkSettings } from "@verbatim/runtime/testing"
 import {
   Config,
   Console,

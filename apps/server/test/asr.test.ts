@@ -13,7 +13,7 @@ import { AssemblyAiStandIn, standInEngine, wav } from "@verbatim/assemblyai/test
 import { AccountAdmin, BlobStore, Ledger } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
 import { defaultSettings, PocketsphinxSpeech } from "@verbatim/pocketsphinx"
-import { eventually } from "@verbatim/runtime"
+import { eventually } from "@verbatim/runtime/testing"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Webhook } from "standardwebhooks"
 import { webhookReceiver } from "./receiver.js"

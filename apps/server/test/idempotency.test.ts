@@ -6,7 +6,7 @@
  * header is declared in the contract on the four endpoints that honour it, so the typed client sends it.
  */
 import { expect, layer } from "@effect/vitest"
-import { idempotencyHeaders } from "@verbatim/api"
+import { idempotencyHeaders } from "@verbatim/contract"
 import { AccountAdmin } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
 import { Effect } from "effect"

@@ -18,10 +18,9 @@ import {
   noSpeechToText,
   noTranslator,
   queuesFor,
-  testAllowedHosts,
-  testStorage,
   testThemes
 } from "@verbatim/runtime"
+import { testAllowedHosts, testStorage } from "@verbatim/runtime/testing"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { TcpProxy, throughProxy, withProxy } from "./outage-proxy.js"
 import { type TestResponse, TestServer, testServerOn } from "./server.js"

@@ -10,7 +10,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { Api } from "@verbatim/domain"
-import { eventually } from "@verbatim/runtime"
+import { eventually } from "@verbatim/runtime/testing"
 import { Effect, Option, Schema } from "effect"
 import { TestServer, TestServerLive, type TestServerService } from "./server.js"
 import {

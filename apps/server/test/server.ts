@@ -17,19 +17,17 @@
 import { FetchHttpClient, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { HttpLive, makeClient, type VerbatimClient } from "@verbatim/api"
+import { HttpLive } from "@verbatim/api"
+import { makeClient, type VerbatimClient } from "@verbatim/contract"
 import { type Account, AccountAdmin, type NewAccountInput } from "@verbatim/core"
 import { DatabaseConfig, withSearchPath } from "@verbatim/db"
 import { McpAllowedOrigins, McpHttpLive } from "@verbatim/mcp-tools"
+import { type Infrastructure, runWorker, servicesOn, workerOn } from "@verbatim/runtime"
 import {
-  type Infrastructure,
-  runWorker,
-  servicesOn,
   type TestInfrastructureOptions,
   testInfrastructure,
-  testWorkSettings,
-  workerOn
-} from "@verbatim/runtime"
+  testWorkSettings
+} from "@verbatim/runtime/testing"
 import { Context, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { makeNodeServer } from "../src/node-server.js"
 
@@ -73,7 +71,7 @@ export interface TestServerService {
   readonly newAccount: (
     input?: NewTestAccount
   ) => Effect.Effect<{ readonly account: Account; readonly key: string }>
-  /** The typed client of `@verbatim/api` against this server. */
+  /** The typed client of `@verbatim/contract` against this server. */
   readonly client: (key?: string) => Effect.Effect<VerbatimClient>
 }
 

@@ -5,7 +5,7 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { JobLifecycle, Jobs, Ledger } from "@verbatim/core"
-import { eventually, testJob, testWorkSettings } from "@verbatim/runtime"
+import { eventually, testJob, testWorkSettings } from "@verbatim/runtime/testing"
 import { Effect, Option } from "effect"
 import { TestServer, TestServerLive } from "./server.js"
 

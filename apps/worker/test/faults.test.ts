@@ -21,7 +21,7 @@ import {
 } from "@verbatim/core"
 import { syntheticCatalogue, syntheticVideoId } from "@verbatim/demo-platform"
 import { Api } from "@verbatim/domain"
-import { eventually, type TestJobInput, testJob } from "@verbatim/runtime"
+import { eventually, type TestJobInput, testJob } from "@verbatim/runtime/testing"
 import { Effect, Option, Schema } from "effect"
 import { exitOf, fleetAvailable, flushPrefix, freePort, scriptCommand, startApp, withFleet } from "./fleet.js"
 

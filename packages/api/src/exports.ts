@@ -7,16 +7,9 @@
  * the paragraphs instead; srt and vtt are timed by nature and ignore `include_timestamps`.
  */
 import { HttpServerResponse } from "@effect/platform"
+import { contentTypes, type TextFormat } from "@verbatim/contract"
 import type { ChosenTranscript } from "@verbatim/core"
-import { type Api, Transcript } from "@verbatim/domain"
-
-export type TextFormat = Exclude<Api.TranscriptFormat, "json">
-
-export const contentTypes: { readonly [F in TextFormat]: string } = {
-  srt: "application/x-subrip; charset=utf-8",
-  vtt: "text/vtt; charset=utf-8",
-  txt: "text/plain; charset=utf-8"
-}
+import { Transcript } from "@verbatim/domain"
 
 export const render = (format: TextFormat, chosen: ChosenTranscript, includeTimestamps: boolean): string => {
   switch (format) {
@@ -42,28 +35,3 @@ export const exportResponse = (
       "content-disposition": `inline; filename="${fileNamePart(chosen.response.video_id)}.${fileNamePart(chosen.response.language)}.${format}"`
     }
   })
-
-/** The OpenAPI operation of GET /transcripts/{video_id}, with the text exports beside the JSON answer. */
-export const documentExports = (operation: Record<string, unknown>): Record<string, unknown> => {
-  const responses = operation.responses
-  if (typeof responses !== "object" || responses === null) return operation
-  const ok: unknown = Reflect.get(responses, "200")
-  if (typeof ok !== "object" || ok === null) return operation
-  const content: unknown = Reflect.get(ok, "content")
-  const text = Object.fromEntries(
-    Object.entries(contentTypes).map(([format, type]) => [
-      type.split(";")[0] ?? type,
-      { schema: { type: "string", description: `The transcript as ${format} (format=${format})` } }
-    ])
-  )
-  return {
-    ...operation,
-    responses: {
-      ...responses,
-      200: {
-        ...ok,
-        content: { ...(typeof content === "object" && content !== null ? content : {}), ...text }
-      }
-    }
-  }
-}

@@ -13,10 +13,9 @@
  * Served without authentication, like the API's own document.
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import { basePath, VerbatimApi } from "@verbatim/contract"
 import { ServiceUrl } from "@verbatim/core"
 import { Effect, Option } from "effect"
-import { VerbatimApi } from "./api.js"
-import { basePath } from "./base.js"
 
 export const gptOpenApiPath = `${basePath}/gpt/openapi.json` as const
 

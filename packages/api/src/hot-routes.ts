@@ -18,14 +18,12 @@
  * sends the same requests through both paths and requires the same answers.
  */
 import { HttpApiError, type HttpApp, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { basePath, IdempotencyHeaders, TranscriptListParams } from "@verbatim/contract"
 import { Access, Balance, Idempotency, StoredTranscripts, Transcribe } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
 import { Effect, type ParseResult, Schema, Tracer } from "effect"
 import * as QueryString from "find-my-way-ts/QueryString"
-import { basePath } from "./base.js"
 import { transcribeAnswer } from "./groups/transcribe.js"
-import { TranscriptListParams } from "./groups/transcripts.js"
-import { IdempotencyHeaders } from "./idempotency.js"
 import { authorize } from "./security.js"
 import { transcriptListResponse } from "./transcript-list.js"
 import { useCase } from "./use-case.js"

@@ -13,11 +13,10 @@ import {
   type HttpServerError,
   HttpServerRequest
 } from "@effect/platform"
+import { basePath, VerbatimApi } from "@verbatim/contract"
 import { storableInput } from "@verbatim/core"
 import { Api, type Errors } from "@verbatim/domain"
 import { Cause, Effect, Layer, Option } from "effect"
-import { VerbatimApi } from "./api.js"
-import { basePath } from "./base.js"
 import { boundedBody, declaresTooLarge } from "./body.js"
 import { lazyScalarLayer } from "./docs-page.js"
 import { errorResponse } from "./errors.js"

@@ -19,10 +19,9 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
+import { basePath, VerbatimApi } from "@verbatim/contract"
 import { Cause, Effect, Exit, type Layer } from "effect"
 import { Counter, Histogram, Registry } from "prom-client"
-import { VerbatimApi } from "./api.js"
-import { basePath } from "./base.js"
 import { gptOpenApiPath } from "./gpt.js"
 import { mcpResourceMetadataPath, oauthPaths, oauthPreflightPaths } from "./oauth.js"
 

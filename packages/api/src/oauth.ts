@@ -23,6 +23,7 @@
  * runtime's use cases); the contract tested alone has none and serves no OAuth routes.
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { basePath } from "@verbatim/contract"
 import {
   type AccountWithBalance,
   type AuthorizationRequest,
@@ -34,7 +35,6 @@ import {
 } from "@verbatim/core"
 import { Api, Errors, Webhook } from "@verbatim/domain"
 import { Effect, Either, Option } from "effect"
-import { basePath } from "./base.js"
 import { boundedText } from "./body.js"
 import { errorResponse } from "./errors.js"
 import { bodyTooLargeFor, maxBodyBytes } from "./failures.js"

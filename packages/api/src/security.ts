@@ -4,34 +4,17 @@
  * 1. The `Authorization` header must read `Bearer <API key>`; `Access.authenticate` turns the key
  *    into the account (401 `invalid_api_key` when missing, malformed, unknown or revoked; every 401
  *    carries `WWW-Authenticate: Bearer`).
- * 2. `Access.takeRequest` takes one request from the account's bucket (all its keys share it).
+ * 2. core's `admit` takes one request from the account's bucket (all its keys share it).
  *    Every response to an authenticated request, success or error, carries `RateLimit-Limit`,
  *    `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the bucket is full again); a refused
  *    request answers 429 `rate_limit_exceeded` with `Retry-After` (seconds).
  */
-import {
-  HttpApiMiddleware,
-  HttpApiSecurity,
-  HttpApp,
-  HttpServerRequest,
-  HttpServerResponse,
-  OpenApi
-} from "@effect/platform"
-import { Access, type Account, admitted, CurrentAccount, type RateVerdict } from "@verbatim/core"
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Authentication } from "@verbatim/contract"
+import { Access, type Account, admit, type RateVerdict } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
-import { Effect, Layer, Schema } from "effect"
-import { InternalError, TooManyRequests, Unauthorized } from "./errors.js"
+import { Effect, Layer } from "effect"
 import { useCase } from "./use-case.js"
-
-export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@verbatim/api/Authentication", {
-  failure: Schema.Union(Unauthorized, TooManyRequests, InternalError),
-  provides: CurrentAccount,
-  security: {
-    bearer: HttpApiSecurity.bearer.pipe(
-      HttpApiSecurity.annotate(OpenApi.Description, "An API key, sent as `Authorization: Bearer <API key>`")
-    )
-  }
-}) {}
 
 /** The headers that report the account's rate limit after a request. */
 export const rateLimitHeaders = (verdict: RateVerdict): Record<string, string> => ({
@@ -83,9 +66,7 @@ export const authorize = (
           : Effect.void
       )
     )
-    const verdict = yield* access.takeRequest(account)
-    yield* addHeaders(rateLimitHeaders(verdict))
-    yield* admitted(verdict)
+    yield* admit(access, account, 1, (verdict) => addHeaders(rateLimitHeaders(verdict)))
     return account
   })
 

@@ -3,9 +3,10 @@
  * and the MCP server answer: `ApiError`s as they are, store and queue failures logged and answered
  * as `internal_error`.
  */
+
+import type { ApiFailure } from "@verbatim/contract"
 import { answer, type InfrastructureError } from "@verbatim/core"
 import type { Effect } from "effect"
-import type { ApiFailure } from "./errors.js"
 
 export const useCase: <A, R>(
   effect: Effect.Effect<A, ApiFailure | InfrastructureError, R>

@@ -10,7 +10,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { OpenApi } from "@effect/platform"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { VerbatimApi } from "../src/index.js"
+import { VerbatimApi } from "@verbatim/contract"
 import { makeHandler } from "./stubs.js"
 
 type Json = Record<string, unknown>

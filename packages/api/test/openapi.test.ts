@@ -1,6 +1,6 @@
 import { OpenApi } from "@effect/platform"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { title, VerbatimApi, version } from "../src/index.js"
+import { title, VerbatimApi, version } from "@verbatim/contract"
 import { makeHandler } from "./stubs.js"
 
 const { handler, dispose } = makeHandler()

@@ -5,6 +5,7 @@
 
 export * as Api from "./api/index.js"
 export * as Asr from "./asr/index.js"
+export * as Caller from "./caller.js"
 export * as Captions from "./captions/index.js"
 export * as Credits from "./credits.js"
 export * as Errors from "./error/index.js"

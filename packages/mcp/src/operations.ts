@@ -15,18 +15,19 @@
  *   Error bodies come back as the same `ApiError`.
  */
 import { type HttpClient, HttpClientError } from "@effect/platform"
-import { idempotencyHeaders, makeClient } from "@verbatim/api"
+import { idempotencyHeaders, makeClient } from "@verbatim/contract"
 import {
   Access,
   type Account,
-  admitted,
+  admit,
   answer,
   Balance,
   BatchWork,
   CollectionWork,
   Idempotency,
+  Idempotent,
+  type IdempotentUseCase,
   type InfrastructureError,
-  idempotentEndpoints,
   JobQueries,
   type PersistenceError,
   StoredTranscripts,
@@ -35,7 +36,7 @@ import {
   Translate,
   VideoInfoLookup
 } from "@verbatim/core"
-import { Api, Errors, type Ids } from "@verbatim/domain"
+import { type Api, Errors, type Ids } from "@verbatim/domain"
 import { Context, Effect, Redacted, Schema } from "effect"
 
 type Answer<A> = Effect.Effect<A, Errors.ApiError>
@@ -136,38 +137,14 @@ export const inProcess = (
         Effect.withSpan(`mcp.operation.${operation}`, { captureStackTrace: false })
       )
 
-    /**
-     * An idempotent operation: its use case run through `Idempotency` under the REST endpoint's
-     * name, on the request encoded as the REST handler encodes it.
-     */
+    /** An idempotent operation: core's idempotent use case, keyed as its REST endpoint keys it. */
     const idempotent =
-      <R, RI, A, I>(
-        operation: string,
-        endpoint: string,
-        request: Schema.Schema<R, RI>,
-        response: Schema.Schema<A, I>,
-        work: (account: Account, request: R) => Effect.Effect<A, Errors.ApiError | PersistenceError>
-      ) =>
+      <R, A>(operation: string, useCase: IdempotentUseCase<R, A>) =>
       (value: R, key?: IdempotencyKey): Answer<A> =>
-        run(operation, (account) =>
-          idempotency.run(
-            account,
-            endpoint,
-            key,
-            () => Schema.encodeSync(request)(value),
-            response,
-            work(account, value)
-          )
-        )
+        run(operation, (account) => useCase(account, value, key))
 
     return {
-      transcribe: idempotent(
-        "transcribe",
-        idempotentEndpoints.transcribe,
-        Api.TranscribeRequest,
-        Api.TranscribeResponse,
-        (account, request) => transcribe.transcribe(account, request)
-      ),
+      transcribe: idempotent("transcribe", Idempotent.transcribe(idempotency, transcribe)),
       estimate: (request) => run("estimate", (account) => transcribe.estimate(account, request)),
       videoInfo: (query) => run("videoInfo", (account) => videos.info(account, query)),
       job: (id, query) => run("job", (account) => jobs.get(account, id, query)),
@@ -180,28 +157,10 @@ export const inProcess = (
       translate: (videoId, request) =>
         run("translate", (account) => translations.translate(account, videoId, request)),
       credits: run("credits", (account) => balance.credits(account)),
-      createBatch: idempotent(
-        "createBatch",
-        idempotentEndpoints.batch,
-        Api.BatchRequest,
-        Api.BatchProcessing,
-        (account, request) => batches.create(account, request)
-      ),
+      createBatch: idempotent("createBatch", Idempotent.createBatch(idempotency, batches)),
       batch: (id) => run("batch", (account) => batches.get(account, id)),
-      resolvePlaylist: idempotent(
-        "resolvePlaylist",
-        idempotentEndpoints.playlistResolve,
-        Api.PlaylistResolveRequest,
-        Api.PlaylistResolveResponse,
-        (account, request) => collections.resolvePlaylist(account, request)
-      ),
-      resolveChannel: idempotent(
-        "resolveChannel",
-        idempotentEndpoints.channelResolve,
-        Api.ChannelResolveRequest,
-        Api.ChannelResolveResponse,
-        (account, request) => collections.resolveChannel(account, request)
-      ),
+      resolvePlaylist: idempotent("resolvePlaylist", Idempotent.resolvePlaylist(idempotency, collections)),
+      resolveChannel: idempotent("resolveChannel", Idempotent.resolveChannel(idempotency, collections)),
       themes: (videoId, query, unlock) =>
         run(
           "themes",
@@ -221,7 +180,7 @@ export const takingRequests = (
 ): Effect.Effect<Account, Errors.ApiError, Access> =>
   Effect.gen(function* () {
     const account = yield* authorize
-    yield* admitted(yield* Effect.flatMap(Access, (access) => access.takeRequest(account)))
+    yield* Effect.flatMap(Access, (access) => admit(access, account))
     return account
   })
 

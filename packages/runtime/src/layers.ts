@@ -54,7 +54,6 @@ import {
   WorkerSettings,
   type WorkQueue
 } from "@verbatim/core"
-import { NodeSecrets } from "@verbatim/crypto"
 import { type DatabaseSettings, databaseLayer, persistenceLayer, type Repositories } from "@verbatim/db"
 import { type CatalogueInvalid, DemoPlatform } from "@verbatim/demo-platform"
 import { MemoryFleet, MemoryRateLimiter, MemoryWorkQueue, type RedisSettings } from "@verbatim/queue/memory"
@@ -63,6 +62,7 @@ import { NodeAddressResolver, NodeWebhookSender } from "@verbatim/webhooks"
 import { defaultSettings, YouTubePlatform, type YouTubeSettings } from "@verbatim/youtube"
 import { Effect, Layer, Option, type Redacted } from "effect"
 import { leftoversSwept, speechFor, storageFor } from "./media.js"
+import * as NodeSecrets from "./node-secrets.js"
 import { PkceHashLive } from "./oauth.js"
 import type { InfrastructureSettings, WorkSettings } from "./settings.js"
 import { ThemesFromConfig } from "./themes.js"

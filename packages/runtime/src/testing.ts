@@ -29,7 +29,6 @@ import {
   type VideoPlatform,
   WebhookAllowList
 } from "@verbatim/core"
-import { NodeSecrets } from "@verbatim/crypto"
 import { persistenceLayer, TestDatabaseLive } from "@verbatim/db"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Ids } from "@verbatim/domain"
@@ -37,6 +36,7 @@ import { NodeWebhookSender } from "@verbatim/webhooks"
 import { DateTime, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
 import { demoPlatform, queuesFor } from "./layers.js"
 import { noSpeechToText, speechHint, storageFor } from "./media.js"
+import * as NodeSecrets from "./node-secrets.js"
 import type { WorkSettings } from "./settings.js"
 import { testThemes } from "./themes.js"
 import { noTranslator, translationHint } from "./translation.js"

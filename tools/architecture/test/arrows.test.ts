@@ -1,7 +1,9 @@
 /**
  * The arrows of docs/design.md, checked on the source: `domain` imports nothing but `effect`; `core`
- * imports `effect` and `domain` and never a driver, an SDK, `node:*` or `api`; no package imports
- * an app. A new package gets its rule here.
+ * imports `effect` and `domain` and never a driver, an SDK, `node:*` or `api`; `contract` imports
+ * only `effect`, `@effect/platform` and `domain`, so a client of the API needs no server code; no
+ * package imports an app, and no app's source imports the test wiring. A new package gets its rule
+ * here.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join, relative } from "node:path"
@@ -56,6 +58,34 @@ describe("dependency arrows", () => {
     )
   })
 
+  const contractDependencies = new Set(["effect", "@effect/platform", "@verbatim/domain"])
+  it("contract imports and depends on only effect, @effect/platform and domain", () => {
+    expect(violations("packages/contract/src", (pkg) => contractDependencies.has(pkg))).toEqual([])
+    const manifest: { readonly dependencies?: Record<string, string> } = JSON.parse(
+      readFileSync(join(root, "packages/contract/package.json"), "utf8")
+    )
+    expect(Object.keys(manifest.dependencies ?? {}).sort()).toEqual([...contractDependencies].sort())
+  })
+
+  it("no app and no package source imports the test wiring (@verbatim/runtime/testing)", () => {
+    const sources = [
+      "apps/server/src",
+      "apps/worker/src",
+      "apps/mcp/src",
+      "packages/api/src",
+      "packages/mcp/src"
+    ]
+    expect(
+      sources.flatMap((dir) =>
+        sourceFiles(join(root, dir)).flatMap((file) =>
+          importsOf(file)
+            .filter((specifier) => specifier === "@verbatim/runtime/testing")
+            .map((specifier) => `${relative(root, file)} imports ${specifier}`)
+        )
+      )
+    ).toEqual([])
+  })
+
   const apps = new Set(["@verbatim/server", "@verbatim/worker", "@verbatim/mcp"])
   const packagesDir = join(root, "packages")
   const packages = readdirSync(packagesDir).filter((name) => statSync(join(packagesDir, name)).isDirectory())
@@ -70,7 +100,6 @@ describe("dependency arrows", () => {
   const adapters = [
     "apertium",
     "assemblyai",
-    "crypto",
     "db",
     "demo-platform",
     "llm",

@@ -1,4 +1,4 @@
-/** The contract's groups, each with its handlers. */
+/** The handlers of the contract's groups (`@verbatim/contract`), one module per group. */
 export * from "./credits.js"
 export * from "./health.js"
 export * from "./jobs.js"

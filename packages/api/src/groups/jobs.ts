@@ -1,38 +1,11 @@
 /** GET /jobs/{job_id} (200 when finished, 202 while running) and GET /jobs (newest first). */
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
+import { VerbatimApi } from "@verbatim/contract"
 import { CurrentAccount, JobQueries } from "@verbatim/core"
-import { Api, Ids } from "@verbatim/domain"
-import { Effect, Schema } from "effect"
-import { apiId, basePath } from "../base.js"
-import { BadRequest, NotFound } from "../errors.js"
-import { query } from "../query.js"
-import { Authentication } from "../security.js"
+import { Effect } from "effect"
 import { useCase } from "../use-case.js"
 
-export const JobPath = Schema.Struct({ job_id: Ids.JobId })
-
-export class JobsGroup extends HttpApiGroup.make("jobs")
-  .add(
-    HttpApiEndpoint.get("job", "/jobs/:job_id")
-      .setPath(JobPath)
-      .setUrlParams(query(Api.JobQuery))
-      .addSuccess(Api.JobFinished)
-      .addSuccess(Api.JobProcessing, { status: 202 })
-      .addError(NotFound)
-      .annotate(OpenApi.Summary, "A job: 200 when finished, 202 while running")
-  )
-  .add(
-    HttpApiEndpoint.get("jobs", "/jobs")
-      .setUrlParams(query(Api.JobListQuery))
-      .addSuccess(Api.JobList)
-      .annotate(OpenApi.Summary, "The account's jobs, newest first")
-  )
-  .addError(BadRequest)
-  .middleware(Authentication)
-  .annotate(OpenApi.Description, "Every transcribe request is recorded as a job")
-  .prefix(basePath) {}
-
-export const JobsHttp = HttpApiBuilder.group(HttpApi.make(apiId).add(JobsGroup), "jobs", (handlers) =>
+export const JobsHttp = HttpApiBuilder.group(VerbatimApi, "jobs", (handlers) =>
   handlers
     .handle("job", ({ path, urlParams }) =>
       Effect.gen(function* () {

@@ -3,57 +3,13 @@
  * requires_asr_confirmation or failed) or 202 (processing): the status follows the answer's
  * `status` literal.
  */
-import {
-  HttpApi,
-  HttpApiBuilder,
-  HttpApiEndpoint,
-  HttpApiGroup,
-  type HttpServerResponse,
-  OpenApi
-} from "@effect/platform"
-import { type Account, CurrentAccount, Idempotency, idempotentEndpoints, Transcribe } from "@verbatim/core"
+import { HttpApiBuilder, type HttpServerResponse } from "@effect/platform"
+import { type ApiFailure, type IdempotencyHeaders, VerbatimApi } from "@verbatim/contract"
+import { type Account, CurrentAccount, Idempotency, Idempotent, Transcribe } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
-import { type Context, Effect, Schema } from "effect"
+import { type Context, Effect } from "effect"
 import { completedResponse } from "../answers.js"
-import { apiId, basePath } from "../base.js"
-import {
-  type ApiFailure,
-  BadRequest,
-  Conflict,
-  NotFound,
-  PaymentRequired,
-  ServiceUnavailable
-} from "../errors.js"
-import { IdempotencyHeaders, idempotencyDescription } from "../idempotency.js"
-import { Authentication } from "../security.js"
 import { useCase } from "../use-case.js"
-
-export class TranscribeGroup extends HttpApiGroup.make("transcribe")
-  .add(
-    HttpApiEndpoint.post("transcribe", "/transcribe")
-      .setPayload(Api.TranscribeRequest)
-      .setHeaders(IdempotencyHeaders)
-      .annotate(OpenApi.Description, idempotencyDescription)
-      .addSuccess(Api.TranscribeDone)
-      .addSuccess(Api.TranscribeProcessing, { status: 202 })
-      .addError(PaymentRequired)
-      .addError(NotFound)
-      .addError(Conflict)
-      .addError(ServiceUnavailable)
-      .annotate(OpenApi.Summary, "Transcribe one video or one finalized upload")
-  )
-  .add(
-    HttpApiEndpoint.post("estimate", "/transcribe/estimate")
-      .setPayload(Api.EstimateRequest)
-      .addSuccess(Api.EstimateResponse)
-      .addError(NotFound)
-      .addError(ServiceUnavailable)
-      .annotate(OpenApi.Summary, "Price a transcription without starting it (nothing is charged)")
-  )
-  .addError(BadRequest)
-  .middleware(Authentication)
-  .annotate(OpenApi.Description, "Transcribe videos and uploads, and estimate the cost")
-  .prefix(basePath) {}
 
 /**
  * POST /transcribe's work, for its endpoint and its hot route (`hot-routes.ts`): the use case under
@@ -72,38 +28,28 @@ export const transcribeAnswer = (
 > =>
   Effect.gen(function* () {
     const answer = yield* useCase(
-      idempotency.run(
-        account,
-        idempotentEndpoints.transcribe,
-        headers["idempotency-key"],
-        () => Schema.encodeSync(Api.TranscribeRequest)(payload),
-        Api.TranscribeResponse,
-        transcribe.transcribe(account, payload)
-      )
+      Idempotent.transcribe(idempotency, transcribe)(account, payload, headers["idempotency-key"])
     )
     return answer instanceof Api.TranscribeCompleted ? yield* completedResponse(answer) : answer
   })
 
-export const TranscribeHttp = HttpApiBuilder.group(
-  HttpApi.make(apiId).add(TranscribeGroup),
-  "transcribe",
-  (handlers) =>
-    handlers
-      .handle("transcribe", ({ headers, payload }) =>
-        Effect.gen(function* () {
-          return yield* transcribeAnswer(
-            yield* Transcribe,
-            yield* Idempotency,
-            yield* CurrentAccount,
-            headers,
-            payload
-          )
-        })
-      )
-      .handle("estimate", ({ payload }) =>
-        Effect.gen(function* () {
-          const transcribe = yield* Transcribe
-          return yield* useCase(transcribe.estimate(yield* CurrentAccount, payload))
-        })
-      )
+export const TranscribeHttp = HttpApiBuilder.group(VerbatimApi, "transcribe", (handlers) =>
+  handlers
+    .handle("transcribe", ({ headers, payload }) =>
+      Effect.gen(function* () {
+        return yield* transcribeAnswer(
+          yield* Transcribe,
+          yield* Idempotency,
+          yield* CurrentAccount,
+          headers,
+          payload
+        )
+      })
+    )
+    .handle("estimate", ({ payload }) =>
+      Effect.gen(function* () {
+        const transcribe = yield* Transcribe
+        return yield* useCase(transcribe.estimate(yield* CurrentAccount, payload))
+      })
+    )
 )

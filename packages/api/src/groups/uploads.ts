@@ -4,67 +4,27 @@
  * token instead of an API key, that streams the body to the store (no JSON, no body limit but the
  * signed size).
  */
-import {
-  HttpApi,
-  HttpApiBuilder,
-  HttpApiEndpoint,
-  HttpApiGroup,
-  HttpServerRequest,
-  HttpServerResponse,
-  OpenApi
-} from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { basePath, VerbatimApi } from "@verbatim/contract"
 import { CurrentAccount, MediaUploads } from "@verbatim/core"
-import { Api, Ids } from "@verbatim/domain"
-import { Effect, Schema, Stream } from "effect"
-import { apiId, basePath } from "../base.js"
-import { BadRequest, Conflict, errorResponse, NotFound, ServiceUnavailable } from "../errors.js"
-import { Authentication } from "../security.js"
+import { Effect, Stream } from "effect"
+import { errorResponse } from "../errors.js"
 import { useCase } from "../use-case.js"
 
-export const UploadPath = Schema.Struct({ upload_id: Ids.UploadId })
-
-export class UploadsGroup extends HttpApiGroup.make("uploads")
-  .add(
-    HttpApiEndpoint.post("createUpload", "/uploads")
-      .setPayload(Api.UploadCreateRequest)
-      .addSuccess(Api.UploadCreateResponse)
-      .addError(ServiceUnavailable)
-      .annotate(
-        OpenApi.Summary,
-        "Register a media file; PUT its bytes to signed_url with its Content-Type, then complete it"
-      )
-  )
-  .add(
-    HttpApiEndpoint.post("completeUpload", "/uploads/:upload_id/complete")
-      .setPath(UploadPath)
-      .addSuccess(Api.UploadCompleteResponse)
-      .addError(NotFound)
-      .addError(Conflict)
-      .addError(ServiceUnavailable)
-      .annotate(OpenApi.Summary, "Confirm that the file is in storage (400 when it is not)")
-  )
-  .addError(BadRequest)
-  .middleware(Authentication)
-  .annotate(OpenApi.Description, "Upload audio or video files to transcribe with upload_id")
-  .prefix(basePath) {}
-
-export const UploadsHttp = HttpApiBuilder.group(
-  HttpApi.make(apiId).add(UploadsGroup),
-  "uploads",
-  (handlers) =>
-    handlers
-      .handle("createUpload", ({ payload }) =>
-        Effect.gen(function* () {
-          const uploads = yield* MediaUploads
-          return yield* useCase(uploads.create(yield* CurrentAccount, payload))
-        })
-      )
-      .handle("completeUpload", ({ path }) =>
-        Effect.gen(function* () {
-          const uploads = yield* MediaUploads
-          return yield* useCase(uploads.complete(yield* CurrentAccount, path.upload_id))
-        })
-      )
+export const UploadsHttp = HttpApiBuilder.group(VerbatimApi, "uploads", (handlers) =>
+  handlers
+    .handle("createUpload", ({ payload }) =>
+      Effect.gen(function* () {
+        const uploads = yield* MediaUploads
+        return yield* useCase(uploads.create(yield* CurrentAccount, payload))
+      })
+    )
+    .handle("completeUpload", ({ path }) =>
+      Effect.gen(function* () {
+        const uploads = yield* MediaUploads
+        return yield* useCase(uploads.complete(yield* CurrentAccount, path.upload_id))
+      })
+    )
 )
 
 /** Where the local store's signed URLs point: `{public URL}{signedPutPrefix}/{token}`. */

@@ -1,23 +1,11 @@
 /** Accounts and their API keys. Keys are stored only as hashes. */
-import { Credits, Ids, Mode, Plan } from "@verbatim/domain"
+import { Caller, Credits, type Ids, type Mode, type Plan } from "@verbatim/domain"
 import { Context, type DateTime, type Effect, type Option, type Redacted, Schema } from "effect"
 import type { PersistenceError } from "../errors.js"
 
-/**
- * An account as a request acts for it (`CurrentAccount`). It holds no balance: whoever needs one
- * asks the ledger, so an account kept between requests (the key cache of `Access`) never answers a
- * stale balance.
- */
-export const Account = Schema.Struct({
-  id: Ids.AccountId,
-  name: Schema.String,
-  plan: Plan.Plan,
-  /** The mode applied when a request names neither `mode` nor the legacy fields. */
-  defaultMode: Mode.Mode,
-  onboardingCompleted: Schema.Boolean,
-  createdAt: Schema.DateTimeUtc
-})
-export interface Account extends Schema.Schema.Type<typeof Account> {}
+/** An account as a request acts for it (`CurrentAccount`): the domain's `Caller.Account`. */
+export const Account = Caller.Account
+export interface Account extends Caller.Account {}
 
 /** An account and its balance: the row, what tools show, in one schema (dates as ISO text). */
 export const AccountWithBalance = Schema.Struct({

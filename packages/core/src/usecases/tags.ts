@@ -6,7 +6,16 @@
  * Every failure a caller must hear about is an `Errors.ApiError` (code, message, details); store
  * failures are `PersistenceError`, answered as internal errors.
  */
-import type { Api, Credits, Errors, Ids, Mode, Plan, Transcript } from "@verbatim/domain"
+import {
+  type Api,
+  Caller,
+  type Credits,
+  type Errors,
+  type Ids,
+  type Mode,
+  type Plan,
+  type Transcript
+} from "@verbatim/domain"
 import { Context, type DateTime, type Effect, type Redacted } from "effect"
 import type { PersistenceError } from "../errors.js"
 import type { Account, AccountWithBalance, ApiKey } from "../ports/accounts.js"
@@ -17,8 +26,9 @@ import type { WorkItem } from "../ports/work-queue.js"
 
 type Fails<A> = Effect.Effect<A, Errors.ApiError | PersistenceError>
 
-/** Who is calling: the account behind the request's API key. */
-export class CurrentAccount extends Context.Tag("@verbatim/core/CurrentAccount")<CurrentAccount, Account>() {}
+/** Who is calling: the account behind the request's API key (the domain's, which the contract provides). */
+export const CurrentAccount = Caller.CurrentAccount
+export type CurrentAccount = Caller.CurrentAccount
 
 export interface NewAccountInput {
   readonly name: string

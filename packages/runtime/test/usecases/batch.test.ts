@@ -27,15 +27,8 @@ import {
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Api, type Ids } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
-import {
-  demoPlatform,
-  eventually,
-  runWorker,
-  servicesOn,
-  testInfrastructure,
-  testWorkSettings,
-  workerOn
-} from "../../src/index.js"
+import { demoPlatform, runWorker, servicesOn, workerOn } from "../../src/index.js"
+import { eventually, testInfrastructure, testWorkSettings } from "../../src/testing.js"
 import { books, createAccount, expectBalancedBooks, suiteOptions, videos } from "./support.js"
 
 /** Calls that reached the platform, by method and video. */

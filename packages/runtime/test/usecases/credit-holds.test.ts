@@ -10,7 +10,8 @@ import { AssemblyAiStandIn, standInEngine } from "@verbatim/assemblyai/testing"
 import { type Account, Jobs, jobHoldKey, Ledger, Transcribe, Worker } from "@verbatim/core"
 import { Api, type Ids } from "@verbatim/domain"
 import { DateTime, Effect, Either, Layer, Option } from "effect"
-import { servicesOn, testInfrastructure, testWorkSettings, workerOn } from "../../src/index.js"
+import { servicesOn, workerOn } from "../../src/index.js"
+import { testInfrastructure, testWorkSettings } from "../../src/testing.js"
 import { createAccount, expectBalancedBooks, suiteOptions, transcribeRequest, videos } from "./support.js"
 
 /** Demo videos with speech (5 s, quoted 1 credit) and a captionless one without media (12 min). */

@@ -21,7 +21,8 @@ import {
 import { type CatalogueVideo, parseCatalogue, shippedCataloguePath } from "@verbatim/demo-platform"
 import { Api, Errors, type Ids, Transcript } from "@verbatim/domain"
 import { Cause, DateTime, Effect, Either, Exit, Option, Schema } from "effect"
-import { servicesOn, testInfrastructure } from "../../src/index.js"
+import { servicesOn } from "../../src/index.js"
+import { testInfrastructure } from "../../src/testing.js"
 
 /** The use cases and the ports of the production wiring, on a fresh test infrastructure. */
 export const useCasesLayer = () => servicesOn(testInfrastructure())

@@ -23,7 +23,8 @@ import {
 } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option } from "effect"
-import { servicesOn, testInfrastructure, testThemes, themesEngineFor } from "../../src/index.js"
+import { servicesOn, testThemes, themesEngineFor } from "../../src/index.js"
+import { testInfrastructure } from "../../src/testing.js"
 import {
   createAccount,
   expectBalancedBooks,

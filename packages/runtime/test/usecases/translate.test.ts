@@ -14,7 +14,8 @@ import { Api, Pricing, Transcript } from "@verbatim/domain"
 import { AiTranslator } from "@verbatim/llm"
 import { LlmStandIn, layerWithStandIn, serverError, translating } from "@verbatim/llm/testing"
 import { Effect, Layer, Schema } from "effect"
-import { demoPlatform, servicesOn, testInfrastructure } from "../../src/index.js"
+import { demoPlatform, servicesOn } from "../../src/index.js"
+import { testInfrastructure } from "../../src/testing.js"
 import {
   createAccount,
   expectApiError,

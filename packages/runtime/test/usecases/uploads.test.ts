@@ -17,7 +17,7 @@ import {
 } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
 import { DateTime, Duration, Effect, Fiber, Option, Stream, TestClock } from "effect"
-import { testJob } from "../../src/index.js"
+import { testJob } from "../../src/testing.js"
 import { useCasesLayer } from "./support.js"
 
 const bytes = new Uint8Array(1_000).fill(7)

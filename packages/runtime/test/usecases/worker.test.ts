@@ -25,7 +25,8 @@ import {
 } from "@verbatim/core"
 import type { Ids } from "@verbatim/domain"
 import { DateTime, Duration, Effect, HashMap, Logger, Option } from "effect"
-import { eventually, runWorker, testJob, testWorkSettings, workerOn } from "../../src/index.js"
+import { runWorker, workerOn } from "../../src/index.js"
+import { eventually, testJob, testWorkSettings } from "../../src/testing.js"
 import {
   accountWithKey,
   books,
