@@ -5,59 +5,29 @@
  * (`TranscriptChunks`), the same as the MCP tool get_transcript's: a cursor from one reads on in
  * the other. Free; each page is one request of the account's rate limit, like every read.
  */
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
+import { VerbatimApi } from "@verbatim/contract"
 import { CurrentAccount, StoredTranscripts, TranscriptChunks } from "@verbatim/core"
-import { Api } from "@verbatim/domain"
 import { Effect, Option } from "effect"
-import { apiId, basePath } from "../base.js"
-import { Forbidden, NotFound } from "../errors.js"
-import { query } from "../query.js"
-import { Authentication } from "../security.js"
 import { useCase } from "../use-case.js"
-import { VideoPath } from "./transcripts.js"
 
-// ---------------------------------------------------------------------------------------------
-// Endpoint definitions
-// ---------------------------------------------------------------------------------------------
-
-export class TranscriptPagesGroup extends HttpApiGroup.make("transcriptPages")
-  .add(
-    HttpApiEndpoint.get("page", "/transcripts/:video_id/pages")
-      .setPath(VideoPath)
-      .setUrlParams(query(Api.TranscriptPageQuery))
-      .addSuccess(Api.TranscriptPage)
-      .addError(Forbidden)
-      .addError(NotFound)
-      .annotate(OpenApi.Summary, "A page of a stored transcript; next_cursor reads the next one")
+export const TranscriptPagesHttp = HttpApiBuilder.group(VerbatimApi, "transcriptPages", (handlers) =>
+  handlers.handle("page", ({ path, urlParams }) =>
+    Effect.gen(function* () {
+      const transcripts = yield* StoredTranscripts
+      const cursor = yield* useCase(TranscriptChunks.requestedCursor(urlParams.cursor))
+      // A cursor names its transcript: the next pages read the same one, whatever is stored meanwhile.
+      const id = Option.match(cursor, { onNone: () => urlParams.id, onSome: (value) => value.transcript })
+      const chosen = yield* useCase(
+        transcripts.get(yield* CurrentAccount, path.video_id, {
+          include_timestamps: true,
+          format: "json",
+          ...(id === undefined ? {} : { id }),
+          ...(urlParams.language === undefined ? {} : { language: urlParams.language }),
+          ...(urlParams.source === undefined ? {} : { source: urlParams.source })
+        })
+      )
+      return yield* useCase(TranscriptChunks.transcriptPage(chosen.response, cursor, urlParams))
+    })
   )
-  .middleware(Authentication)
-  .annotate(OpenApi.Description, "Stored transcripts read a page at a time")
-  .prefix(basePath) {}
-
-// ---------------------------------------------------------------------------------------------
-// Handlers
-// ---------------------------------------------------------------------------------------------
-
-export const TranscriptPagesHttp = HttpApiBuilder.group(
-  HttpApi.make(apiId).add(TranscriptPagesGroup),
-  "transcriptPages",
-  (handlers) =>
-    handlers.handle("page", ({ path, urlParams }) =>
-      Effect.gen(function* () {
-        const transcripts = yield* StoredTranscripts
-        const cursor = yield* useCase(TranscriptChunks.requestedCursor(urlParams.cursor))
-        // A cursor names its transcript: the next pages read the same one, whatever is stored meanwhile.
-        const id = Option.match(cursor, { onNone: () => urlParams.id, onSome: (value) => value.transcript })
-        const chosen = yield* useCase(
-          transcripts.get(yield* CurrentAccount, path.video_id, {
-            include_timestamps: true,
-            format: "json",
-            ...(id === undefined ? {} : { id }),
-            ...(urlParams.language === undefined ? {} : { language: urlParams.language }),
-            ...(urlParams.source === undefined ? {} : { source: urlParams.source })
-          })
-        )
-        return yield* useCase(TranscriptChunks.transcriptPage(chosen.response, cursor, urlParams))
-      })
-    )
 )

@@ -4,42 +4,13 @@
  * and what it owns (core's `VideoInfoLookup`). One request of the account's rate limit, like
  * every read; nothing is charged or stored.
  */
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
+import { VerbatimApi } from "@verbatim/contract"
 import { CurrentAccount, VideoInfoLookup } from "@verbatim/core"
-import { Api } from "@verbatim/domain"
 import { Effect } from "effect"
-import { apiId, basePath } from "../base.js"
-import { BadRequest, NotFound, ServiceUnavailable } from "../errors.js"
-import { query } from "../query.js"
-import { Authentication } from "../security.js"
 import { useCase } from "../use-case.js"
 
-// ---------------------------------------------------------------------------------------------
-// Endpoint definitions
-// ---------------------------------------------------------------------------------------------
-
-export class VideosGroup extends HttpApiGroup.make("videos")
-  .add(
-    HttpApiEndpoint.get("info", "/videos/info")
-      .setUrlParams(query(Api.VideoInfoQuery))
-      .addSuccess(Api.VideoInfo)
-      .addError(BadRequest)
-      .addError(NotFound)
-      .addError(ServiceUnavailable)
-      .annotate(
-        OpenApi.Summary,
-        "A video's title, duration, caption languages and the price of each mode (free)"
-      )
-  )
-  .middleware(Authentication)
-  .annotate(OpenApi.Description, "Videos looked at before transcribing")
-  .prefix(basePath) {}
-
-// ---------------------------------------------------------------------------------------------
-// Handlers
-// ---------------------------------------------------------------------------------------------
-
-export const VideosHttp = HttpApiBuilder.group(HttpApi.make(apiId).add(VideosGroup), "videos", (handlers) =>
+export const VideosHttp = HttpApiBuilder.group(VerbatimApi, "videos", (handlers) =>
   handlers.handle("info", ({ urlParams }) =>
     Effect.gen(function* () {
       const lookup = yield* VideoInfoLookup
