@@ -9,7 +9,7 @@
  * for Claude Desktop (`apps/mcp/npm/verbatim.mcpb`) with `@anthropic-ai/mcpb`.
  */
 import { execFileSync } from "node:child_process"
-import { copyFileSync, mkdirSync, rmSync } from "node:fs"
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
@@ -38,6 +38,16 @@ const noHttpSession = {
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const packageDir = join(root, "apps/mcp/npm")
 const outfile = join(packageDir, "dist/verbatim-mcp.mjs")
+
+// `verbatim-mcp` is `@verbatim/mcp` (apps/mcp) published: its version is that package's, which
+// changesets moves (`pnpm changeset version`); the published package.json follows it here.
+// The MCP bundle's manifest (`manifest.json`) carries the same version.
+const version = JSON.parse(readFileSync(join(root, "apps/mcp/package.json"), "utf8")).version
+for (const name of ["package.json", "manifest.json"]) {
+  const file = join(packageDir, name)
+  const json = JSON.parse(readFileSync(file, "utf8"))
+  if (json.version !== version) writeFileSync(file, `${JSON.stringify({ ...json, version }, null, 2)}\n`)
+}
 
 mkdirSync(dirname(outfile), { recursive: true })
 await build({

@@ -19,7 +19,8 @@ import { TestServer, TestServerLive } from "../../server/test/server.js"
 import { call, connected, root } from "./support.js"
 
 const packageDir = join(root, "apps/mcp/npm")
-const version = (JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as { version: string })
+/** `verbatim-mcp` is published at the version of `@verbatim/mcp` (apps/mcp), which changesets moves. */
+const version = (JSON.parse(readFileSync(join(root, "apps/mcp/package.json"), "utf8")) as { version: string })
   .version
 
 layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(

@@ -1159,16 +1159,17 @@ export interface components {
       /** @description format text: the page's segments, one a line */
       text?: string
       /** @description format timed: the page's segments with their times */
-      segments?: {
-        /** @description Index of the segment in the transcript */
-        segment: components["schemas"]["NonNegative"]
-        start: components["schemas"]["Millis"]
-        end: components["schemas"]["Millis"]
-        text: string
-      }[]
+      segments?: components["schemas"]["TranscriptPagePiece"][]
       has_more: boolean
       /** @description Pass as cursor to read the next page; null after the last one */
       next_cursor: string | null
+    }
+    TranscriptPagePiece: {
+      /** @description Index of the segment in the transcript */
+      segment: components["schemas"]["NonNegative"]
+      start: components["schemas"]["Millis"]
+      end: components["schemas"]["Millis"]
+      text: string
     }
     /** @description A video and the price of each mode, before paying anything */
     VideoInfo: {

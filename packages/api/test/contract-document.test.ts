@@ -1,7 +1,8 @@
 /**
  * The contract moved into `@verbatim/contract` without changing a byte of what it documents: the
  * OpenAPI document (`/api/v2/openapi.json`) and the GPT Actions document are compared with the ones
- * `main` produced before the move (`fixtures/`). A change to either is a change of the API and must
+ * `main` produced before the move (`fixtures/`, since updated on purpose for GET /videos/info and
+ * GET /transcripts/{video_id}/pages). A change to either is a change of the API and must
  * update the fixture on purpose.
  */
 import { readFileSync } from "node:fs"

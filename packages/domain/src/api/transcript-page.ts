@@ -57,7 +57,7 @@ export const TranscriptPagePiece = Schema.Struct({
   start: Millis,
   end: Millis,
   text: Schema.String
-})
+}).annotations({ identifier: "TranscriptPagePiece" })
 
 export class TranscriptPage extends Schema.Class<TranscriptPage>("TranscriptPage")(
   {
