@@ -57,7 +57,7 @@ const decisionsOf = (file: string, text: string): ReadonlyArray<Decision> => {
   return decisions
 }
 
-const unescape = (body: string): string =>
+const unescaped = (body: string): string =>
   body.replace(/\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)/g, (_, code: string) => {
     if (code.startsWith("u{")) return String.fromCodePoint(Number.parseInt(code.slice(2, -1), 16))
     if (code.length > 1) return String.fromCharCode(Number.parseInt(code.slice(1), 16))
@@ -72,7 +72,7 @@ const literalAt = (source: string, at: number): string | undefined => {
   while (end < source.length && source[end] !== quote) end += source[end] === "\\" ? 2 : 1
   const body = source.slice(at + 1, end)
   if (quote === "`" && body.includes("${")) return undefined
-  return unescape(body)
+  return unescaped(body)
 }
 
 /** The index of the `(` that opens the group whose `)` is at `close` (strings inside skipped). */
@@ -150,7 +150,10 @@ describe("the decision log", () => {
       const own = decisions.filter((decision) => decision.file === `${folder}/${name}`)
       const prefix = /^([A-Z]+)-/.exec(own[0]?.id ?? "")?.[1]
       return own
-        .filter((decision) => prefix === undefined || !new RegExp(`^### ${prefix}-[1-9]\\d*\\. \\S`).test(decision.heading))
+        .filter(
+          (decision) =>
+            prefix === undefined || !new RegExp(`^### ${prefix}-[1-9]\\d*\\. \\S`).test(decision.heading)
+        )
         .map((decision) => `${decision.file}: ${decision.heading}`)
     })
     expect(wrong).toEqual([])
@@ -192,6 +195,7 @@ describe("reading test names", () => {
       `it("plain", () => {})`,
       `it.effect('single "quoted"', () => Effect.void)`,
       "it.prop(`template`, [], () => true)",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the source of a test built at run time
       "it(`built ${name}`, () => {})",
       `it.each([["a", 1], ["b", (2)]])("each %s", () => {})`,
       `describe.skipIf(process.env.CI === "true")("skipped block", () => {})`,
