@@ -27,7 +27,7 @@
  *
  * Auto chapters (`auto_chapters`) are never sent: AssemblyAI takes either chapters or
  * summarization in one transcription, and `summarization` is the option the spec names, so
- * `chapters` of `asr_intelligence` stays absent (docs/decisions.md).
+ * `chapters` of `asr_intelligence` stays absent (docs/decisions/asr.md).
  */
 import type { Asr } from "@verbatim/domain"
 import { Schema } from "effect"

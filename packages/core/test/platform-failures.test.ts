@@ -27,7 +27,7 @@ const answer = (error: PlatformError) => {
   return [mapped.code, mapped.status]
 }
 
-describe("platform failures reaching a caller (docs/decisions.md, YouTube adapter)", () => {
+describe("platform failures reaching a caller (docs/decisions/youtube.md)", () => {
   it("gives each refusal of the platform its own code and status", () => {
     const restricted = (restriction: Restriction) =>
       new VideoRestricted({ videoId, restriction, reason: "r" })

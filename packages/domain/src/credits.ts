@@ -1,6 +1,6 @@
 /**
  * Credits, the service's money. Every amount Verbatim computes is a whole, non-negative
- * number of credits (see docs/decisions.md, "Pricing"), so balances and ledgers stay exact.
+ * number of credits (see docs/decisions/domain.md, "Pricing"), so balances and ledgers stay exact.
  */
 import { Schema } from "effect"
 

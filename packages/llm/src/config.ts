@@ -1,7 +1,7 @@
 /**
  * The language model's settings, all from environment variables. The model is optional: without
  * `VERBATIM_AI_MODEL` no model is configured (`LlmConfig` is `Option.none()`), and the features
- * that need one fall back or refuse (see docs/decisions.md). A bad value stops the start with a
+ * that need one fall back or refuse (see docs/decisions/translation.md). A bad value stops the start with a
  * message naming the variable.
  *
  * | variable | default | meaning |

@@ -1,6 +1,6 @@
 /**
  * The YouTube `VideoPlatform`: direct innertube calls over the injected `fetch`
- * (docs/decisions.md, "YouTube adapter", says why not youtubei.js).
+ * (docs/decisions/youtube.md says why not youtubei.js).
  *
  * - `video(id)`: `/player` as the ANDROID client, whose playability status decides every refusal;
  *   with the API key of a watch page read once a session (which also passes the consent page and

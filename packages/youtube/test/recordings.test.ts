@@ -1,6 +1,6 @@
 /**
  * The adapter on every recorded answer: what a playable video says, and every recorded error page
- * becoming its documented code and status (docs/decisions.md, "YouTube adapter").
+ * becoming its documented code and status (docs/decisions/youtube.md).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"

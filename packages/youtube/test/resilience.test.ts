@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { VideoPlatform } from "@verbatim/core"
-import { Duration, Effect, Redacted } from "effect"
+import { Duration, Effect, Fiber, Redacted, TestClock } from "effect"
 import type { YouTubeSettings } from "../src/config.js"
 import {
   errorPages,
@@ -182,6 +182,16 @@ describe("proxies", () => {
   )
 })
 
+/** A few real milliseconds, for the replayed answers (promises) to settle; the test clock stays. */
+const realPause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 20)))
+
+/** Waits (real time, at most about 5 s) until `count()` reaches `expected`. */
+const startsReach = (count: () => number, expected: number) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 250 && count() < expected; i++) yield* realPause
+    expect(count()).toBe(expected)
+  })
+
 describe("the concurrency bound and pacing", () => {
   it.live("never has more requests in flight than the bound", () =>
     Effect.gen(function* () {
@@ -210,31 +220,39 @@ describe("the concurrency bound and pacing", () => {
     })
   )
 
-  it.live("spaces the starts of requests by the minimum interval", () =>
+  // The pacing takes its time from Effect's clock: on the test clock no start can come before its
+  // slot, however loaded the machine is; only the replayed answers (promises) take real time.
+  it.effect("spaces the starts of requests by the minimum interval", () =>
     Effect.gen(function* () {
       const replay = replayFetch(recordedYouTube())
-      const starts: Array<number> = []
+      let starts = 0
       const layer = replayLayer(
         () => (request) => {
-          starts.push(performance.now())
+          starts++
           return replay.fetch(request)
         },
         { ...testSettings, concurrency: 4, minInterval: Duration.millis(40) }
       )
-      yield* Effect.flatMap(VideoPlatform, (p) =>
-        Effect.forEach(
-          ["bbbbbbbbbb1", "bbbbbbbbbb2", "bbbbbbbbbb3"],
-          (id) => Effect.either(p.video(vid(id))),
-          {
-            concurrency: "unbounded"
-          }
-        )
-      ).pipe(Effect.provide(layer))
-      // One watch page for the session, then /player for each video.
-      expect(starts).toHaveLength(4)
-      const gaps = starts.slice(1).map((t, i) => t - (starts[i] ?? 0))
-      // Timers may fire a millisecond early; never a whole interval early.
-      for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(35)
+      const requests = yield* Effect.fork(
+        Effect.flatMap(VideoPlatform, (p) =>
+          Effect.forEach(
+            ["bbbbbbbbbb1", "bbbbbbbbbb2", "bbbbbbbbbb3"],
+            (id) => Effect.either(p.video(vid(id))),
+            { concurrency: "unbounded" }
+          )
+        ).pipe(Effect.provide(layer))
+      )
+      // One watch page for the session at once, then /player for each video, 40 ms apart.
+      yield* startsReach(() => starts, 1)
+      for (const started of [1, 2, 3]) {
+        yield* TestClock.adjust(Duration.millis(39))
+        yield* realPause
+        expect(starts).toBe(started)
+        yield* TestClock.adjust(Duration.millis(1))
+        yield* startsReach(() => starts, started + 1)
+      }
+      yield* Fiber.join(requests)
+      expect(starts).toBe(4)
     })
   )
 })
@@ -282,7 +300,8 @@ describe("the shared cache", () => {
     })
   )
 
-  it.live("is bounded in size and forgets entries after their time to live", () =>
+  // The cache's time to live is Effect's clock: the test clock moves past it.
+  it.effect("is bounded in size and forgets entries after their time to live", () =>
     Effect.gen(function* () {
       const bounded = yield* withPlatform(
         (platform, replay) =>
@@ -302,7 +321,7 @@ describe("the shared cache", () => {
             yield* platform.video(vid(recordedVideos.captioned))
             yield* platform.video(vid(recordedVideos.captioned))
             const cached = requestsTo(replay, "/youtubei/v1/player").length
-            yield* Effect.sleep(Duration.millis(80))
+            yield* TestClock.adjust(Duration.millis(80))
             yield* platform.video(vid(recordedVideos.captioned))
             return [cached, requestsTo(replay, "/youtubei/v1/player").length]
           }),

@@ -36,7 +36,7 @@ const restrictionCodes = {
 } as const satisfies Record<Restriction, Errors.ErrorCode>
 
 /**
- * A platform failure as the catalogue's code (docs/decisions.md, "YouTube adapter"): the video's
+ * A platform failure as the catalogue's code (docs/decisions/youtube.md): the video's
  * fault (404 `video_unavailable`, 403 for a video closed to us, 409 `live_stream`), a missing track
  * (404 `no_captions`) or translation (400 `unsupported_language`), a missing playlist or channel
  * (404 `not_found`), an age-gated channel (403 `channel_age_restricted`), the duration limit (400

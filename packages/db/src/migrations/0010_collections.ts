@@ -2,7 +2,7 @@
  * Collections: playlist and channel batches (POST /playlists/resolve, POST /channels/resolve), one
  * row per resolve and one per video it listed (metadata only, in listed order). `batch_id` is the
  * batch that ran the videos: the first batch of the account created at or after the resolve that
- * carries any of them, written once when a read finds it (DESIGN decision 14, docs/decisions.md).
+ * carries any of them, written once when a read finds it (DESIGN decision 14, docs/decisions/collections.md).
  * `channel_job_months` counts the channel resolves of an account per calendar month (UTC,
  * `YYYY-MM`): a resolve takes one with a conditional upsert, so two at once cannot pass the cap.
  */

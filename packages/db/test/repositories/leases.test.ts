@@ -7,7 +7,7 @@
  * can be) is claimed again at once.
  */
 import { randomUUID } from "node:crypto"
-import { expect } from "@effect/vitest"
+import { describe, expect } from "@effect/vitest"
 import { Batches, type BatchRecord, ThemesId, ThemesStore } from "@verbatim/core"
 import { Api, Ids } from "@verbatim/domain"
 import { DateTime, Effect, Option, Schema } from "effect"
@@ -205,71 +205,74 @@ const kinds: ReadonlyArray<Leased> = [jobs, deliveries, batchItems, themes]
 describeEachDatabase(
   "the lease contract",
   (it) => {
-    for (const kind of kinds) {
-      it.effect(`${kind.name}: of concurrent claims exactly one wins, and the winner alone finishes`, () =>
-        Effect.gen(function* () {
-          const id = yield* kind.make
-          const owners = Array.from({ length: 8 }, (_, i) => `w${i}`)
-          const claims = yield* Effect.all(
-            owners.map((owner) => kind.claim(id, owner, start)),
-            { concurrency: "unbounded" }
+    describe("every leased table: one claim wins, the holder alone extends and finishes, expired leases are taken over, handed-back work is claimed again", () => {
+      for (const kind of kinds) {
+        it.effect(`${kind.name}: of concurrent claims exactly one wins, and the winner alone finishes`, () =>
+          Effect.gen(function* () {
+            const id = yield* kind.make
+            const owners = Array.from({ length: 8 }, (_, i) => `w${i}`)
+            const claims = yield* Effect.all(
+              owners.map((owner) => kind.claim(id, owner, start)),
+              { concurrency: "unbounded" }
+            )
+            expect(claims.filter(Boolean)).toHaveLength(1)
+            const winner = owners[claims.indexOf(true)] ?? ""
+            const loser = owners.find((owner) => owner !== winner) ?? ""
+            expect(yield* kind.claim(id, loser, later(1))).toBe(false)
+            expect(yield* kind.finish(id, loser, later(1))).toBe(false)
+            expect(yield* kind.finish(id, winner, later(1))).toBe(true)
+            // Finished: nobody takes it again, even once the lease would have expired.
+            expect(yield* kind.claim(id, loser, later(leaseMs * 2))).toBe(false)
+            if (kind.extend !== undefined) expect(yield* kind.extend(id, winner, later(2))).toBe(false)
+          }).pipe(Effect.provide(RepositoriesLive))
+        )
+
+        it.effect(
+          `${kind.name}: an expired lease is taken over; the old holder can neither extend nor finish`,
+          () =>
+            Effect.gen(function* () {
+              const id = yield* kind.make
+              expect(yield* kind.claim(id, "a", start)).toBe(true)
+              expect(yield* kind.claim(id, "b", later(leaseMs - 1))).toBe(false)
+              expect(yield* kind.claim(id, "b", later(leaseMs))).toBe(true)
+              if (kind.extend !== undefined)
+                expect(yield* kind.extend(id, "a", later(leaseMs + 1))).toBe(false)
+              expect(yield* kind.finish(id, "a", later(leaseMs + 1))).toBe(false)
+              expect(yield* kind.finish(id, "b", later(leaseMs + 1))).toBe(true)
+            }).pipe(Effect.provide(RepositoriesLive))
+        )
+
+        const extend = kind.extend
+        if (extend !== undefined) {
+          it.effect(`${kind.name}: only the holder extends, and an extended lease keeps others out`, () =>
+            Effect.gen(function* () {
+              const id = yield* kind.make
+              expect(yield* kind.claim(id, "a", start)).toBe(true)
+              expect(yield* extend(id, "b", later(1))).toBe(false)
+              expect(yield* extend(id, "a", later(leaseMs / 2))).toBe(true)
+              // Past the first expiry, inside the extended one.
+              expect(yield* kind.claim(id, "b", later(leaseMs + 1))).toBe(false)
+              expect(yield* kind.claim(id, "b", later(leaseMs / 2 + leaseMs))).toBe(true)
+            }).pipe(Effect.provide(RepositoriesLive))
           )
-          expect(claims.filter(Boolean)).toHaveLength(1)
-          const winner = owners[claims.indexOf(true)] ?? ""
-          const loser = owners.find((owner) => owner !== winner) ?? ""
-          expect(yield* kind.claim(id, loser, later(1))).toBe(false)
-          expect(yield* kind.finish(id, loser, later(1))).toBe(false)
-          expect(yield* kind.finish(id, winner, later(1))).toBe(true)
-          // Finished: nobody takes it again, even once the lease would have expired.
-          expect(yield* kind.claim(id, loser, later(leaseMs * 2))).toBe(false)
-          if (kind.extend !== undefined) expect(yield* kind.extend(id, winner, later(2))).toBe(false)
-        }).pipe(Effect.provide(RepositoriesLive))
-      )
+        }
 
-      it.effect(
-        `${kind.name}: an expired lease is taken over; the old holder can neither extend nor finish`,
-        () =>
-          Effect.gen(function* () {
-            const id = yield* kind.make
-            expect(yield* kind.claim(id, "a", start)).toBe(true)
-            expect(yield* kind.claim(id, "b", later(leaseMs - 1))).toBe(false)
-            expect(yield* kind.claim(id, "b", later(leaseMs))).toBe(true)
-            if (kind.extend !== undefined) expect(yield* kind.extend(id, "a", later(leaseMs + 1))).toBe(false)
-            expect(yield* kind.finish(id, "a", later(leaseMs + 1))).toBe(false)
-            expect(yield* kind.finish(id, "b", later(leaseMs + 1))).toBe(true)
-          }).pipe(Effect.provide(RepositoriesLive))
-      )
-
-      const extend = kind.extend
-      if (extend !== undefined) {
-        it.effect(`${kind.name}: only the holder extends, and an extended lease keeps others out`, () =>
-          Effect.gen(function* () {
-            const id = yield* kind.make
-            expect(yield* kind.claim(id, "a", start)).toBe(true)
-            expect(yield* extend(id, "b", later(1))).toBe(false)
-            expect(yield* extend(id, "a", later(leaseMs / 2))).toBe(true)
-            // Past the first expiry, inside the extended one.
-            expect(yield* kind.claim(id, "b", later(leaseMs + 1))).toBe(false)
-            expect(yield* kind.claim(id, "b", later(leaseMs / 2 + leaseMs))).toBe(true)
-          }).pipe(Effect.provide(RepositoriesLive))
-        )
+        const handBack = kind.handBack
+        if (handBack !== undefined) {
+          it.effect(`${kind.name}: work handed back by its holder is claimed again at once`, () =>
+            Effect.gen(function* () {
+              const id = yield* kind.make
+              expect(yield* kind.claim(id, "a", start)).toBe(true)
+              yield* handBack(id, "b", later(1))
+              expect(yield* kind.claim(id, "b", later(1))).toBe(false)
+              yield* handBack(id, "a", later(1))
+              expect(yield* kind.claim(id, "b", later(1))).toBe(true)
+              if (kind.extend !== undefined) expect(yield* kind.extend(id, "a", later(2))).toBe(false)
+            }).pipe(Effect.provide(RepositoriesLive))
+          )
+        }
       }
-
-      const handBack = kind.handBack
-      if (handBack !== undefined) {
-        it.effect(`${kind.name}: work handed back by its holder is claimed again at once`, () =>
-          Effect.gen(function* () {
-            const id = yield* kind.make
-            expect(yield* kind.claim(id, "a", start)).toBe(true)
-            yield* handBack(id, "b", later(1))
-            expect(yield* kind.claim(id, "b", later(1))).toBe(false)
-            yield* handBack(id, "a", later(1))
-            expect(yield* kind.claim(id, "b", later(1))).toBe(true)
-            if (kind.extend !== undefined) expect(yield* kind.extend(id, "a", later(2))).toBe(false)
-          }).pipe(Effect.provide(RepositoriesLive))
-        )
-      }
-    }
+    })
   },
   { migrations }
 )

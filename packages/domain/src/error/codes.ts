@@ -11,7 +11,7 @@
  * `themes_unavailable` 503 (temporary: retry later; a failed translation is not charged, a failed
  * theme detection is refunded).
  *
- * The video platform's refusals (docs/decisions.md, "YouTube adapter"): `video_private`,
+ * The video platform's refusals (docs/decisions/youtube.md): `video_private`,
  * `age_restricted`, `subscription_required` (members-only or paid) and `region_blocked` 403 (the
  * video exists, this server may not watch it), `live_stream` 409 (on air or not started: ask
  * again once it has ended), `video_too_long` 400 (longer than speech recognition takes),

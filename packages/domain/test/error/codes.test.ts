@@ -49,7 +49,7 @@ describe("error catalogue", () => {
     expect(statusOf("request_header_too_large")).toBe(431)
   })
 
-  it("gives the video platform's refusals their statuses (docs/decisions.md, YouTube adapter)", () => {
+  it("gives the video platform's refusals their statuses (docs/decisions/youtube.md)", () => {
     const table = (
       [
         "video_private",

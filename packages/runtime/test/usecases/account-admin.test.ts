@@ -25,7 +25,7 @@ import {
 
 const unknownAccount = unknownUuid as Ids.AccountId
 
-/** Listings show the first 12 characters of a key (docs/decisions.md, HTTP). */
+/** Listings show the first 12 characters of a key (docs/decisions/http.md). */
 const keyPrefixLength = 12
 
 layer(useCasesLayer(), suiteOptions)("AccountAdmin and Balance on the production wiring", (it) => {

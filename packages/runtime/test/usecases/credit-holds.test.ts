@@ -7,10 +7,11 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { AssemblyAiStandIn, standInEngine } from "@verbatim/assemblyai/testing"
-import { type Account, Jobs, jobHoldKey, Ledger, Transcribe, Worker } from "@verbatim/core"
+import { type Account, Jobs, jobHoldKey, Ledger, Transcribe, VideoPlatform, Worker } from "@verbatim/core"
+import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Api, type Ids } from "@verbatim/domain"
 import { DateTime, Effect, Either, Layer, Option } from "effect"
-import { servicesOn, workerOn } from "../../src/index.js"
+import { demoPlatform, servicesOn, workerOn } from "../../src/index.js"
 import { testInfrastructure, testWorkSettings } from "../../src/testing.js"
 import { createAccount, expectBalancedBooks, suiteOptions, transcribeRequest, videos } from "./support.js"
 
@@ -167,6 +168,55 @@ layer(wiring, suiteOptions)("credit holds on the production wiring", (it) => {
         const statuses = new Map((yield* ledger.holds(account.id)).map((hold) => [hold.jobId, hold.status]))
         expect(statuses.get(gone)).toBe("released")
         expect(statuses.get(second.job_id as Ids.JobId)).toBe("open")
+        yield* expectBalancedBooks(account)
+      })
+  )
+})
+
+/** The demo catalogue as a platform that tells no video's duration (YouTube may not). */
+const untoldDurations = Layer.effect(
+  VideoPlatform,
+  Effect.map(VideoPlatform, (platform) => ({
+    ...platform,
+    video: (id: Ids.VideoId) =>
+      Effect.map(platform.video(id), (details) => ({ ...details, durationSeconds: null }))
+  }))
+).pipe(Layer.provide(demoPlatform(shippedCataloguePath)))
+
+const untoldWiring = Layer.unwrapEffect(
+  Effect.map(AssemblyAiStandIn, (standIn) =>
+    servicesOn(testInfrastructure({ speech: standInEngine(standIn), platform: untoldDurations }))
+  )
+).pipe(
+  Layer.provideMerge(
+    AssemblyAiStandIn.layer({ recognise: () => "hello from the kitchen", pollsUntilDone: 1 })
+  )
+)
+
+layer(untoldWiring, suiteOptions)("credit holds when the platform does not tell the duration", (it) => {
+  it.effect(
+    "a duration the platform does not tell holds the 480-minute quote; the job is charged the real one",
+    () =>
+      Effect.gen(function* () {
+        const ledger = yield* Ledger
+        // 480 minutes of speech recognition cost ceil(28,800 / 90) = 320 credits.
+        const short = yield* createAccount({ credits: 319 })
+        const refused = yield* Effect.either(
+          transcribe(short, { video: speech.welcome, mode: "speech_to_text_only" })
+        )
+        expect(Either.isLeft(refused) && "code" in refused.left ? refused.left.code : refused).toBe(
+          "payment_required"
+        )
+        expect(yield* ledger.funds(short.id)).toEqual({ balance: 319, held: 0, available: 319 })
+
+        const account = yield* createAccount({ credits: 320 })
+        const started = yield* transcribe(account, { video: speech.welcome, mode: "speech_to_text_only" })
+        if (!(started instanceof Api.TranscribeProcessing)) return expect.fail("the request should start")
+        expect(yield* ledger.funds(account.id)).toEqual({ balance: 320, held: 320, available: 0 })
+        const jobId = started.job_id as Ids.JobId
+        yield* runJob(jobId)
+        expect(yield* finished(jobId)).toMatchObject({ status: "completed", creditsUsed: 1 })
+        expect(yield* ledger.funds(account.id)).toEqual({ balance: 319, held: 0, available: 319 })
         yield* expectBalancedBooks(account)
       })
   )
