@@ -45,8 +45,11 @@ const outfile = join(packageDir, "dist/verbatim-mcp.mjs")
 const version = JSON.parse(readFileSync(join(root, "apps/mcp/package.json"), "utf8")).version
 for (const name of ["package.json", "manifest.json"]) {
   const file = join(packageDir, name)
-  const json = JSON.parse(readFileSync(file, "utf8"))
-  if (json.version !== version) writeFileSync(file, `${JSON.stringify({ ...json, version }, null, 2)}\n`)
+  const text = readFileSync(file, "utf8")
+  // Only the version's value changes: the file keeps its layout (Biome's).
+  if (JSON.parse(text).version !== version) {
+    writeFileSync(file, text.replace(/"version":\s*"[^"]*"/, `"version": ${JSON.stringify(version)}`))
+  }
 }
 
 mkdirSync(dirname(outfile), { recursive: true })
