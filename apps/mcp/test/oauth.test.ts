@@ -14,22 +14,9 @@ import { mcpPath } from "@verbatim/api"
 import { Effect } from "effect"
 import { type TestResponse, TestServer, TestServerLive } from "../../server/test/server.js"
 import { consentWith, postConsent } from "../../server/test/support.js"
-import { MemoryOAuthProvider } from "./support.js"
+import { initialize, MemoryOAuthProvider, mcpHeaders, toolsList } from "./support.js"
 
 const redirectUrl = "http://127.0.0.1:9/callback"
-
-const initialize = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } }
-}
-const toolsList = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }
-const mcpHeaders = {
-  accept: "application/json, text/event-stream",
-  "content-type": "application/json",
-  "mcp-protocol-version": "2025-06-18"
-}
 
 const form = postConsent
 

@@ -271,3 +271,17 @@ export const onEveryTransport = <E, R>(
       yield* tour(yield* client(key), key)
     }
   }).pipe(Effect.scoped)
+
+/** Raw JSON-RPC messages and headers for tests that speak Streamable HTTP without the SDK client. */
+export const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+}
+export const toolsList = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }
+export const mcpHeaders = {
+  accept: "application/json, text/event-stream",
+  "content-type": "application/json",
+  "mcp-protocol-version": "2025-06-18"
+}

@@ -14,22 +14,9 @@ import { mcpPath } from "@verbatim/api"
 import { Effect } from "effect"
 import { TestServer, testServerOn } from "../../server/test/server.js"
 import { consentWith } from "../../server/test/support.js"
-import { httpClient, MemoryOAuthProvider } from "./support.js"
+import { httpClient, initialize, MemoryOAuthProvider, mcpHeaders, toolsList } from "./support.js"
 
 const allowedOrigin = "http://localhost:6274"
-
-const initialize = {
-  jsonrpc: "2.0",
-  id: 1,
-  method: "initialize",
-  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } }
-}
-const toolsList = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }
-const mcpHeaders = {
-  accept: "application/json, text/event-stream",
-  "content-type": "application/json",
-  "mcp-protocol-version": "2025-06-18"
-}
 
 const registration = {
   client_name: "Loopback Assistant",
