@@ -71,6 +71,7 @@ export const TooManyRequests = errorSchemaFor(429, "TooManyRequestsError")
 export const HeaderFieldsTooLarge = errorSchemaFor(431, "HeaderFieldsTooLargeError")
 export const InternalError = errorSchemaFor(500, "InternalError")
 export const ServiceUnavailable = errorSchemaFor(503, "ServiceUnavailableError")
+export const InsufficientStorage = errorSchemaFor(507, "InsufficientStorageError")
 
 /** Every error schema, by status. */
 export const errorSchemas = {
@@ -86,5 +87,6 @@ export const errorSchemas = {
   429: TooManyRequests,
   431: HeaderFieldsTooLarge,
   500: InternalError,
-  503: ServiceUnavailable
+  503: ServiceUnavailable,
+  507: InsufficientStorage
 } as const satisfies Record<Errors.ErrorStatus, unknown>

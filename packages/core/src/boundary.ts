@@ -9,6 +9,10 @@
  *   succeed once the database is back, and a load balancer can tell an outage from a bug.
  * - A queue failure (`QueueError`: Redis unreachable or not answering in time, the in-memory queue
  *   full) is answered the same way: the work queue is infrastructure that comes back.
+ * - A database whose disk is full (`PersistenceError.full`) is logged as an error with the server's
+ *   message (it names the file) and answered `insufficient_storage` (507) with
+ *   `details.retry_after_seconds`: nothing of the request was kept, and it succeeds once there is
+ *   room again.
  * - Any other store failure is logged with its cause and answered `internal_error`, without
  *   telling the caller anything about the store.
  * - A request refused by the rate limit is `rate_limit_exceeded` with the seconds to wait (`admitted`).
@@ -44,6 +48,16 @@ export const serviceUnavailable: Errors.ApiError = unavailableAnswer("database")
 /** The answer while the work queue (Redis) is unavailable. */
 export const queueUnavailable: Errors.ApiError = unavailableAnswer("work queue")
 
+/** The seconds a caller is asked to wait when the service's storage is full. */
+export const storageFullRetryAfterSeconds = 30
+
+/** The answer while the database's disk is full. */
+export const databaseFull: Errors.ApiError = Errors.apiError(
+  "insufficient_storage",
+  `The service's storage is full; nothing of the request was kept; retry in ${storageFullRetryAfterSeconds} s`,
+  { retry_after_seconds: storageFullRetryAfterSeconds }
+)
+
 /** Whether an infrastructure failure is a store being unavailable (not a bug): 503, not 500. */
 export const isUnavailable = (failure: InfrastructureError): boolean =>
   failure._tag === "QueueError" || failure.unavailable
@@ -55,15 +69,22 @@ export const infrastructureAnswer = (failure: InfrastructureError): Effect.Effec
         Effect.logWarning(`work queue unavailable in ${failure.operation}: ${causeMessage(failure.cause)}`),
         Effect.fail(queueUnavailable)
       )
-    : failure.unavailable
+    : failure.full
       ? Effect.zipRight(
-          Effect.logWarning(`database unavailable in ${failure.operation}: ${causeMessage(failure.cause)}`),
-          Effect.fail(serviceUnavailable)
+          Effect.logError(
+            `database storage full in ${failure.operation} (free space where the database keeps its data: VERBATIM_DATA_DIR on the embedded default): ${causeMessage(failure.cause)}`
+          ),
+          Effect.fail(databaseFull)
         )
-      : Effect.zipRight(
-          Effect.logError(`${failure._tag} in ${failure.operation}`, failure.cause),
-          Effect.fail(Errors.apiError("internal_error"))
-        )
+      : failure.unavailable
+        ? Effect.zipRight(
+            Effect.logWarning(`database unavailable in ${failure.operation}: ${causeMessage(failure.cause)}`),
+            Effect.fail(serviceUnavailable)
+          )
+        : Effect.zipRight(
+            Effect.logError(`${failure._tag} in ${failure.operation}`, failure.cause),
+            Effect.fail(Errors.apiError("internal_error"))
+          )
 
 const causeMessage = (cause: unknown): string => {
   const own = cause instanceof Error ? cause.message : String(cause)

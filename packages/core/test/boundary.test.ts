@@ -7,8 +7,14 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Errors, Plan } from "@verbatim/domain"
-import { Effect, FastCheck as fc } from "effect"
-import { admitted, answer, storableInput, unavailableRetryAfterSeconds } from "../src/boundary.js"
+import { Effect, FastCheck as fc, Logger } from "effect"
+import {
+  admitted,
+  answer,
+  storableInput,
+  storageFullRetryAfterSeconds,
+  unavailableRetryAfterSeconds
+} from "../src/boundary.js"
 import { PersistenceError } from "../src/errors.js"
 import { QueueError } from "../src/ports/work-queue.js"
 import { longestPutMillis, putTimeMillis } from "../src/usecases/uploads.js"
@@ -45,6 +51,33 @@ describe("answer", () => {
       )
       expect([bug.code, bug.status, bug.details]).toEqual(["internal_error", 500, {}])
     })
+  )
+
+  it.effect(
+    "a database whose disk is full is 507 insufficient_storage with a retry time, logged as an error",
+    () =>
+      Effect.gen(function* () {
+        const logged: Array<string> = []
+        const logger = Logger.make(({ logLevel, message }) => {
+          logged.push(`${logLevel.label} ${String(Array.isArray(message) ? message[0] : message)}`)
+        })
+        const full = yield* answered(
+          new PersistenceError({
+            operation: "Uploads.insert",
+            cause: new Error('could not extend file "base/5/16588_fsm": No space left on device'),
+            full: true
+          })
+        ).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+        expect([full.code, full.status, full.retryable, full.details]).toEqual([
+          "insufficient_storage",
+          507,
+          true,
+          { retry_after_seconds: storageFullRetryAfterSeconds }
+        ])
+        expect(logged).toEqual([
+          expect.stringMatching(/^ERROR database storage full in Uploads\.insert .*base\/5\/16588_fsm/)
+        ])
+      })
   )
 
   it.effect("an ApiError passes as it is", () =>

@@ -15,8 +15,15 @@ export const PostgresErrorCode = {
   SerializationFailure: "40001",
   DeadlockDetected: "40P01",
   LockNotAvailable: "55P03",
-  QueryCanceled: "57014"
+  QueryCanceled: "57014",
+  DiskFull: "53100"
 } as const
+
+/**
+ * Whether the server could not write for want of disk space (`disk_full`: PostgreSQL's and PGlite's
+ * answer to ENOSPC in their data folder), which the boundary answers 507, not 500.
+ */
+export const isDiskFull = (error: unknown): boolean => hasPostgresErrorCode(PostgresErrorCode.DiskFull)(error)
 
 const sqlState = /^[0-9A-Z]{5}$/
 

@@ -16,7 +16,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { PersistenceError, Transactor } from "@verbatim/core"
 import { Effect, Layer, Option } from "effect"
-import { isDatabaseUnavailable, isTransientConflict } from "./postgres-error.js"
+import { isDatabaseUnavailable, isDiskFull, isTransientConflict } from "./postgres-error.js"
 import { conflictRetries } from "./repositories/failure.js"
 
 /** A failure of the work that was PostgreSQL rolling the transaction back for a deadlock or a conflict. */
@@ -27,7 +27,8 @@ const transactionFailure = (cause: SqlError): PersistenceError =>
   new PersistenceError({
     operation: "Transactor.transaction",
     cause,
-    unavailable: isDatabaseUnavailable(cause)
+    unavailable: isDatabaseUnavailable(cause),
+    full: isDiskFull(cause)
   })
 
 /** Builds the transactor over the `SqlClient` in context. */

@@ -102,16 +102,18 @@ export interface TestInfrastructureOptions {
   readonly themes?: Layer.Layer<ThemesEngine | ThemesSettings, unknown> | undefined
   /** The pace signed PUTs are held to (default: core's `defaultUploadPace`). */
   readonly uploadPace?: UploadPaceSettings | undefined
+  /** The local store's folder (default: a fresh temporary folder), e.g. a small file system a test fills. */
+  readonly blobRoot?: string | undefined
 }
 
-/** Upload storage in a fresh temporary folder, with a random signing key. */
-export const testStorage = (publicUrl: string) =>
+/** Upload storage in a fresh temporary folder (or `root`), with a random signing key. */
+export const testStorage = (publicUrl: string, root?: string) =>
   Layer.unwrapEffect(
     Effect.sync(() =>
       storageFor(
         {
           _tag: "local",
-          root: mkdtempSync(join(tmpdir(), "verbatim-blobs-")),
+          root: root ?? mkdtempSync(join(tmpdir(), "verbatim-blobs-")),
           signingKey: Option.some(Redacted.make(randomBytes(32).toString("base64url")))
         },
         publicUrl
@@ -148,7 +150,7 @@ export const testInfrastructure = (options: TestInfrastructureOptions = {}) => {
     Layer.succeed(WebhookAllowList, testAllowedHosts),
     options.speech ?? noSpeechToText(`no speech engine in this test; ${speechHint}`),
     options.translator ?? noTranslator(`no translation engine in this test; ${translationHint}`),
-    testStorage(options.publicUrl ?? "http://127.0.0.1:9"),
+    testStorage(options.publicUrl ?? "http://127.0.0.1:9", options.blobRoot),
     Layer.succeed(ServiceUrl, options.publicUrl ?? "http://127.0.0.1:9"),
     Layer.succeed(UploadPace, options.uploadPace ?? defaultUploadPace),
     options.themes ?? testThemes()

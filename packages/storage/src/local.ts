@@ -35,6 +35,7 @@ import {
   type BlobInfo,
   BlobMissing,
   BlobStore,
+  type BlobStoreCondition,
   BlobStoreError,
   type BlobStoreService,
   PutRejected,
@@ -126,10 +127,35 @@ const decodeSidecar = Schema.decodeUnknownOption(Sidecar)
 const isAbsent = (error: PlatformError): boolean =>
   error._tag === "SystemError" && (error.reason === "NotFound" || error.reason === "BadResource")
 
+/** The errno code of a file system failure (`ENOSPC`, `EACCES`, ...), when node gave one. */
+const errnoOf = (error: PlatformError): string | undefined => {
+  if (error._tag !== "SystemError") return undefined
+  const cause: unknown = error.cause
+  return typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string"
+    ? cause.code
+    : undefined
+}
+
+/** The folder is full or refuses this process's writes, by errno; anything else failed. */
+export const conditionOf = (error: PlatformError): BlobStoreCondition => {
+  switch (errnoOf(error)) {
+    case "ENOSPC":
+    case "EDQUOT":
+      return "full"
+    case "EACCES":
+    case "EPERM":
+    case "EROFS":
+      return "refused"
+    default:
+      return error._tag === "SystemError" && error.reason === "PermissionDenied" ? "refused" : "failed"
+  }
+}
+
+/** A file system failure as the store reports it: what was done, the path and errno (in the message). */
 const failure =
   (what: string) =>
   (error: PlatformError): BlobStoreError =>
-    new BlobStoreError({ reason: `${what}: ${error.message}` })
+    new BlobStoreError({ reason: `${what}: ${error.message}`, condition: conditionOf(error) })
 
 export interface LocalBlobStore {
   readonly store: BlobStoreService
@@ -301,7 +327,7 @@ export const make = (
                 Stream.runForEach((chunk): Effect.Effect<void, PutRejected | BlobStoreError> => {
                   received += chunk.byteLength
                   if (received <= claims.sizeBytes)
-                    return handle.writeAll(chunk).pipe(Effect.mapError(failure("cannot write the blob")))
+                    return handle.writeAll(chunk).pipe(Effect.mapError(failure(`cannot write ${temp}`)))
                   // Past the signed size, bytes are read and dropped so the sender hears the 413.
                   return received <= claims.sizeBytes + maxDrainBytes ? Effect.void : Effect.fail(tooLarge)
                 })
@@ -312,7 +338,7 @@ export const make = (
                   "size",
                   `the body ended after ${received} of the ${claims.sizeBytes} bytes signed`
                 )
-              yield* handle.sync.pipe(Effect.mapError(failure("cannot write the blob")))
+              yield* handle.sync.pipe(Effect.mapError(failure(`cannot write ${temp}`)))
             })
           )
           yield* beforeCommit
@@ -327,7 +353,7 @@ export const make = (
               .pipe(
                 Effect.zipRight(fs.rename(tempSidecar, sidecarOf(file))),
                 Effect.zipRight(fs.rename(temp, file)),
-                Effect.mapError(failure("cannot store the blob"))
+                Effect.mapError(failure(`cannot store ${file}`))
               )
           )
           yield* Effect.logDebug("upload stored")

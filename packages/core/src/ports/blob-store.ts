@@ -31,9 +31,19 @@ export interface PutTerms {
   readonly expiresAt: DateTime.Utc
 }
 
-/** The store could not be reached or failed. */
+/**
+ * What kind of failure a store's was: `full` (no space left, or a quota: ENOSPC, EDQUOT), `refused`
+ * (the store refuses this server's writes: a read-only or forbidden folder, EACCES, EPERM, EROFS),
+ * or `failed` (anything else: unreachable, timed out, a bug). Callers answer `full` with 507
+ * `insufficient_storage` and the others with 503 `storage_unavailable`.
+ */
+export const BlobStoreCondition = Schema.Literal("full", "refused", "failed")
+export type BlobStoreCondition = typeof BlobStoreCondition.Type
+
+/** The store could not be reached or failed; `reason` names the path where there is one. */
 export class BlobStoreError extends Schema.TaggedError<BlobStoreError>()("BlobStoreError", {
-  reason: Schema.String
+  reason: Schema.String,
+  condition: Schema.optionalWith(BlobStoreCondition, { default: () => "failed" })
 }) {}
 
 /** Nothing is stored at the path. */

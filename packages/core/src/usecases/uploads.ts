@@ -21,6 +21,7 @@
  */
 import { Api, Errors, Ids, Plan } from "@verbatim/domain"
 import { Config, Context, DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
+import { storageFullRetryAfterSeconds } from "../boundary.js"
 import type { Account } from "../ports/accounts.js"
 import {
   BlobStore,
@@ -82,8 +83,32 @@ export const putTimeMillis = (pace: UploadPaceSettings, sizeBytes: number): numb
 export const longestPutMillis = (pace: UploadPaceSettings): number =>
   putTimeMillis(pace, Plan.maxUploadSizeBytes)
 
-export const storageFailure = (error: BlobStoreError): Errors.ApiError =>
-  Errors.apiError("storage_unavailable", `the media storage failed: ${error.reason}`)
+/**
+ * A storage failure as the caller hears it: 507 `insufficient_storage` when the store is full, 503
+ * `storage_unavailable` otherwise (unreachable, or refusing this server's writes); the operator's
+ * log gets the store's reason, with the path and errno, as an error.
+ */
+export const storageFailure = (error: BlobStoreError): Effect.Effect<never, Errors.ApiError> =>
+  Effect.zipRight(
+    Effect.logError(`media storage ${error.condition}: ${error.reason}`),
+    Effect.fail(
+      error.condition === "full"
+        ? Errors.apiError(
+            "insufficient_storage",
+            "the media storage is full; nothing of the upload was kept",
+            {
+              retry_after_seconds: storageFullRetryAfterSeconds
+            }
+          )
+        : Errors.apiError(
+            "storage_unavailable",
+            "the media storage failed or refused the write; retry later",
+            {
+              retry_after_seconds: storageFullRetryAfterSeconds
+            }
+          )
+    )
+  )
 
 /**
  * A refused signed PUT as the caller hears it: 403 for a bad signature, 410 once expired, 413 for
@@ -174,7 +199,7 @@ export const makeMediaUploads = Effect.gen(function* () {
       const path = uploadPath(account.id, id)
       const ticket = yield* blobs
         .signPut(path, { contentType: request.mime_type, sizeBytes: request.size_bytes, expiresAt })
-        .pipe(Effect.mapError(storageFailure))
+        .pipe(Effect.catchTag("BlobStoreError", storageFailure))
       yield* uploads.insert({
         id,
         accountId: account.id,
@@ -214,7 +239,7 @@ export const makeMediaUploads = Effect.gen(function* () {
         case "registered":
           break
       }
-      const stored = yield* blobs.stat(upload.path).pipe(Effect.mapError(storageFailure))
+      const stored = yield* blobs.stat(upload.path).pipe(Effect.catchTag("BlobStoreError", storageFailure))
       if (Option.isNone(stored)) {
         return yield* Effect.fail(
           Errors.apiError(
@@ -308,13 +333,10 @@ export const makeMediaUploads = Effect.gen(function* () {
             })
           )
         }).pipe(
-          Effect.mapError((error) =>
-            error._tag === "PutRejected"
-              ? putFailure(error)
-              : error._tag === "BlobStoreError"
-                ? storageFailure(error)
-                : error
-          )
+          Effect.catchTags({
+            PutRejected: (error) => Effect.fail(putFailure(error)),
+            BlobStoreError: storageFailure
+          })
         )
     }).pipe(Effect.withSpan("verbatim.uploads.receive"))
 

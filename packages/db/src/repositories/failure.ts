@@ -8,7 +8,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { PersistenceError } from "@verbatim/core"
 import { Duration, Effect, FiberRef, Option, Schedule, Schema } from "effect"
-import { isDatabaseUnavailable, isTransientConflict } from "../postgres-error.js"
+import { isDatabaseUnavailable, isDiskFull, isTransientConflict } from "../postgres-error.js"
 
 /** How often, and how soon, work the server rolled back for a deadlock runs again. */
 export const conflictRetries = Schedule.exponential(Duration.millis(10)).pipe(
@@ -79,7 +79,12 @@ export const operationKeeping =
       Effect.mapError((cause) =>
         keep(cause)
           ? cause
-          : new PersistenceError({ operation: name, cause, unavailable: isDatabaseUnavailable(cause) })
+          : new PersistenceError({
+              operation: name,
+              cause,
+              unavailable: isDatabaseUnavailable(cause),
+              full: isDiskFull(cause)
+            })
       ),
       spanned(`verbatim.db.${name}`)
     )

@@ -20,6 +20,11 @@
  * service cannot read: its pages changed; `details.reason` says what) and `channel_age_restricted`
  * 403 (the channel is shown only to signed-in adults).
  *
+ * Storage: `storage_unavailable` 503 (the upload storage failed, did not answer, or refused this
+ * server's writes: a read-only or forbidden folder) and `insufficient_storage` 507 (the upload
+ * storage or the database is full: ENOSPC, a quota, SQLSTATE 53100); neither keeps anything of the
+ * request, and both are logged with the path.
+ *
  * Operations: `service_unavailable` 503 (the database is unreachable, timed out or out of
  * connections; sent with `Retry-After`, since the same request succeeds once it is back), and the
  * HTTP framing refusals with their standard statuses: `request_timeout` 408 (the head never
@@ -56,6 +61,7 @@ export const ErrorCode = Schema.Literal(
   "platform_unreadable",
   "channel_age_restricted",
   "storage_unavailable",
+  "insufficient_storage",
   "service_unavailable",
   "request_timeout",
   "request_too_large",
@@ -66,7 +72,7 @@ export type ErrorCode = typeof ErrorCode.Type
 export const allErrorCodes: ReadonlyArray<ErrorCode> = ErrorCode.literals
 
 /** The HTTP statuses errors use. */
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 408 | 409 | 410 | 413 | 429 | 431 | 500 | 503
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 408 | 409 | 410 | 413 | 429 | 431 | 500 | 503 | 507
 
 export interface ErrorInfo {
   readonly status: ErrorStatus
@@ -175,7 +181,14 @@ export const errorCatalogue: { readonly [C in ErrorCode]: ErrorInfo } = {
   },
   storage_unavailable: {
     status: 503,
-    meaning: "The storage for uploaded media failed or did not answer; retry later",
+    meaning:
+      "The storage for uploaded media failed, did not answer or refused this server's writes (a read-only or forbidden folder); retry later",
+    retryable: true
+  },
+  insufficient_storage: {
+    status: 507,
+    meaning:
+      "The service's storage (uploaded media or its database) is full; nothing of the request was kept; retry once space is freed",
     retryable: true
   },
   service_unavailable: {

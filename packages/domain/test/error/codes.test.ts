@@ -42,6 +42,8 @@ describe("error catalogue", () => {
     expect(isRetryable("themes_unavailable")).toBe(true)
     expect(statusOf("storage_unavailable")).toBe(503)
     expect(isRetryable("storage_unavailable")).toBe(true)
+    expect(statusOf("insufficient_storage")).toBe(507)
+    expect(isRetryable("insufficient_storage")).toBe(true)
     expect(statusOf("service_unavailable")).toBe(503)
     expect(isRetryable("service_unavailable")).toBe(true)
     expect(statusOf("request_timeout")).toBe(408)
@@ -81,7 +83,7 @@ describe("error catalogue", () => {
   it("has one entry per code, and the codes are unique", () => {
     expect(new Set(allErrorCodes).size).toBe(allErrorCodes.length)
     expect(Object.keys(errorCatalogue).sort()).toStrictEqual([...allErrorCodes].sort())
-    expect(allErrorCodes).toHaveLength(32)
+    expect(allErrorCodes).toHaveLength(33)
   })
 
   it("answers every code with a 4xx or 5xx status and a meaning", () => {
