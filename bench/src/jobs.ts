@@ -38,10 +38,9 @@ import {
   runWorker,
   servicesOn,
   ThemesFromConfig,
-  type WorkSettings,
-  workerOn
+  type WorkSettings
 } from "@verbatim/runtime"
-import { offlineMedia, testJob, testWorkSettings } from "@verbatim/runtime/testing"
+import { offlineMedia, testJob, testWorkerOn, testWorkSettings } from "@verbatim/runtime/testing"
 import {
   Config,
   Console,
@@ -144,7 +143,7 @@ const throughput = (
     yield* profiled(
       profile,
       name,
-      Effect.scoped(Effect.zipRight(runWorker, waitSettled)).pipe(Effect.provide(workerOn(work)))
+      Effect.scoped(Effect.zipRight(runWorker, waitSettled)).pipe(Effect.provide(testWorkerOn(work)))
     )
     const cpu = process.cpuUsage(cpuBefore)
     return { seconds: (Date.now() - started) / 1000, cpuMs: (cpu.user + cpu.system) / 1000 }
@@ -169,7 +168,7 @@ const latency = (count: number, rate: number, work: WorkSettings) =>
         }
         yield* waitSettled
       })
-    ).pipe(Effect.provide(workerOn(work)))
+    ).pipe(Effect.provide(testWorkerOn(work)))
     const latencies: Array<number> = []
     for (const job of created) {
       const done = yield* jobs.find(job.id)

@@ -14,15 +14,18 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { metricsRegistry } from "@verbatim/api"
-import { JobKind, WorkQueue, webhookLane } from "@verbatim/core"
+import { batchItemLane, themesLane, WorkQueue, webhookLane } from "@verbatim/core"
 import { Duration, Effect, Layer, Runtime } from "effect"
 import { collectDefaultMetrics, Gauge } from "prom-client"
 
 const readTimeout = Duration.seconds(2)
 const ledgerEveryMs = 15_000
 
-/** The lanes whose depth is reported: every kind of job, and webhook deliveries. */
-export const reportedLanes: ReadonlyArray<string> = [...JobKind.literals, webhookLane]
+/**
+ * The lanes whose depth is reported: every lane a production worker consumes (speech recognition,
+ * batch items, theme detections, webhook deliveries); the test wiring's `test.delay` is not one.
+ */
+export const reportedLanes: ReadonlyArray<string> = ["asr", batchItemLane, themesLane, webhookLane]
 
 const replace = (name: string) => {
   if (metricsRegistry.getSingleMetric(name) !== undefined) metricsRegistry.removeSingleMetric(name)

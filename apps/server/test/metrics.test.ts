@@ -53,6 +53,10 @@ layer(MetricsServer, { timeout: "60 seconds", excludeTestServices: true })("GET 
       ).toBeGreaterThanOrEqual(1)
       expect(sample(text, 'verbatim_queue_jobs{lane="asr",state="waiting"}')).toBe(0)
       expect(sample(text, 'verbatim_queue_jobs{lane="webhook",state="active"}')).toBe(0)
+      expect(sample(text, 'verbatim_queue_jobs{lane="batch.item",state="waiting"}')).toBe(0)
+      expect(sample(text, 'verbatim_queue_jobs{lane="themes",state="delayed"}')).toBe(0)
+      // The lanes of production workers only: the test wiring's lane is not reported.
+      expect(text).not.toContain('lane="test.delay"')
       expect(sample(text, 'verbatim_ledger_credits{kind="charge"}')).toBeGreaterThanOrEqual(1)
       expect(sample(text, 'verbatim_ledger_credits{kind="grant"}')).toBeGreaterThanOrEqual(10)
       expect(text).toContain("process_cpu_user_seconds_total")

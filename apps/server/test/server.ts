@@ -22,10 +22,11 @@ import { makeClient, type VerbatimClient } from "@verbatim/contract"
 import { type Account, AccountAdmin, type NewAccountInput } from "@verbatim/core"
 import { DatabaseConfig, withSearchPath } from "@verbatim/db"
 import { McpAllowedOrigins, McpHttpLive } from "@verbatim/mcp-tools"
-import { type Infrastructure, runWorker, servicesOn, workerOn } from "@verbatim/runtime"
+import { type Infrastructure, runWorker, servicesOn } from "@verbatim/runtime"
 import {
   type TestInfrastructureOptions,
   testInfrastructure,
+  testWorkerOn,
   testWorkSettings
 } from "@verbatim/runtime/testing"
 import { Context, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
@@ -180,7 +181,7 @@ export interface TestServerOptions extends TestInfrastructureOptions {
  */
 export const testUseCasesOn = (options: TestServerOptions = {}) =>
   Layer.scopedDiscard(runWorker).pipe(
-    Layer.provide(workerOn(testWorkSettings())),
+    Layer.provide(testWorkerOn(testWorkSettings())),
     Layer.provideMerge(
       servicesOn(
         options.infrastructure === undefined

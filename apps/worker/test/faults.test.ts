@@ -25,6 +25,9 @@ import { eventually, type TestJobInput, testJob } from "@verbatim/runtime/testin
 import { Effect, Option, Schema } from "effect"
 import { exitOf, fleetAvailable, flushPrefix, freePort, scriptCommand, startApp, withFleet } from "./fleet.js"
 
+/** Workers that run `test.delay` jobs (the fault tests' worker; `pnpm worker` runs only the release's lanes). */
+const testLane = { testLane: true } as const
+
 const newAccount = (credits: number, plan: AccountWithBalance["plan"] = "pro") =>
   Effect.flatMap(AccountAdmin, (admin) =>
     admin.createAccount({ name: `faults ${Math.random()}`, plan, credits }).pipe(Effect.orDie)
@@ -87,7 +90,7 @@ describe.skipIf(!fleetAvailable)("faults over real processes (PostgreSQL + Redis
               accountId: account.id,
               payload: { delay_ms: 4_000, credits: 3 }
             })
-            const first = yield* startApp("worker", fleet.env)
+            const first = yield* startApp("worker", fleet.env, testLane)
             yield* eventually(
               "the first worker to hold every job",
               Effect.map(current(created), (jobs) =>
@@ -100,7 +103,7 @@ describe.skipIf(!fleetAvailable)("faults over real processes (PostgreSQL + Redis
             // Nothing finished in the killed worker.
             expect((yield* current(created)).every((job) => job.status === "processing")).toBe(true)
 
-            yield* startApp("worker", fleet.env)
+            yield* startApp("worker", fleet.env, testLane)
             const finished = yield* allFinished(created)
             yield* expectChargedOnce(account, finished, 3)
             // Each was claimed by the dead worker, then again by the live one.
@@ -231,7 +234,7 @@ describe.skipIf(!fleetAvailable)("faults over real processes (PostgreSQL + Redis
               accountId: account.id,
               payload: { delay_ms: 300, credits: 1 }
             })
-            yield* startApp("worker", { ...fleet.env, VERBATIM_WORKER_CONCURRENCY: "2" })
+            yield* startApp("worker", { ...fleet.env, VERBATIM_WORKER_CONCURRENCY: "2" }, testLane)
             yield* eventually(
               "some jobs to finish",
               Effect.map(current(created), (jobs) =>
@@ -260,7 +263,7 @@ describe.skipIf(!fleetAvailable)("faults over real processes (PostgreSQL + Redis
               accountId: account.id,
               payload: { delay_ms: 5_000, credits: 2 }
             })
-            const first = yield* startApp("worker", fleet.env)
+            const first = yield* startApp("worker", fleet.env, testLane)
             yield* eventually(
               "the worker to hold the job",
               Effect.map(current(created), (jobs) =>
@@ -275,7 +278,7 @@ describe.skipIf(!fleetAvailable)("faults over real processes (PostgreSQL + Redis
             expect(handedBack).toMatchObject({ status: "processing", leaseOwner: null, attempts: 1 })
             expect(first.output()).not.toMatch(/Error|defect/i)
             // Handed back, not left to expire: another worker takes it at once and finishes it once.
-            yield* startApp("worker", fleet.env)
+            yield* startApp("worker", fleet.env, testLane)
             const finished = yield* allFinished(created)
             yield* expectChargedOnce(account, finished, 2)
             expect(finished[0]?.attempts).toBe(2)
@@ -286,7 +289,7 @@ describe.skipIf(!fleetAvailable)("faults over real processes (PostgreSQL + Redis
   )
 
   it.live(
-    "pnpm worker runs the bundled worker with node; SIGTERM to its process group, repeated during the shutdown, still hands the job back",
+    "pnpm worker runs the bundled worker with node; SIGTERM to a worker's process group, repeated during the shutdown, still hands the job back",
     () =>
       withFleet((fleet) =>
         Effect.scoped(
@@ -302,7 +305,7 @@ describe.skipIf(!fleetAvailable)("faults over real processes (PostgreSQL + Redis
             const worker = yield* startApp(
               "worker",
               { ...fleet.env, VERBATIM_SHUTDOWN_GRACE_MS: "1500" },
-              { detached: true }
+              { detached: true, testLane: true }
             )
             yield* eventually(
               "the worker to hold the job",
@@ -352,8 +355,8 @@ describe.skipIf(!fleetAvailable)("faults over real processes (PostgreSQL + Redis
                 VERBATIM_WORKER: "off"
               })
             )
-            yield* startApp("worker", fleet.env)
-            yield* startApp("worker", fleet.env)
+            yield* startApp("worker", fleet.env, testLane)
+            yield* startApp("worker", fleet.env, testLane)
 
             const account = yield* newAccount(200)
             const created = yield* createJobs(60, {

@@ -76,9 +76,26 @@ export const prepareScript = (script: "start" | "worker"): void => {
 export interface StartOptions {
   /** A process group of its own, so a test can signal the group (`process.kill(-pid)`). */
   readonly detached?: boolean | undefined
+  /**
+   * A worker that also runs the test wiring's `test.delay` lane (`test/test-worker.ts`, from source
+   * with tsx's loader) instead of `pnpm worker`'s bundle, which runs only the release's lanes.
+   */
+  readonly testLane?: boolean | undefined
 }
 
-/** Starts `pnpm start` (server) or `pnpm worker` with the given environment; SIGKILLed when the scope closes. */
+/** The command of the fault tests' worker (`test/test-worker.ts`). */
+const testWorkerCommand: ReadonlyArray<string> = [
+  process.execPath,
+  "--import",
+  "tsx",
+  "--conditions=@verbatim/source",
+  "apps/worker/test/test-worker.ts"
+]
+
+/**
+ * Starts `pnpm start` (server) or `pnpm worker` (or the test worker: `options.testLane`) with the
+ * given environment; SIGKILLed when the scope closes.
+ */
 export const startApp = (
   name: "worker" | "server",
   env: Record<string, string>,
@@ -87,8 +104,9 @@ export const startApp = (
   Effect.acquireRelease(
     Effect.sync((): App => {
       const script = name === "server" ? "start" : "worker"
-      prepareScript(script)
-      const [node = process.execPath, ...args] = scriptCommand(script)
+      const testWorker = name === "worker" && options.testLane === true
+      if (!testWorker) prepareScript(script)
+      const [node = process.execPath, ...args] = testWorker ? testWorkerCommand : scriptCommand(script)
       const child = spawn(node, args, {
         cwd: root,
         env: { ...process.env, ...env },

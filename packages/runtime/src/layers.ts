@@ -41,7 +41,6 @@ import {
   ThemesLive,
   type ThemesSettings,
   type Translator,
-  testWorkHandler,
   themesBackground,
   UploadPace,
   type Uploads,
@@ -226,30 +225,46 @@ export const adminOn = <E>(persistence: Layer.Layer<Repositories | SqlClient.Sql
 export const processOwner = (): string =>
   `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 10)}`
 
-/** The handler of every kind of job this release runs. */
-export const JobHandlersLive: Layer.Layer<
-  JobHandlers,
-  never,
-  VideoPlatform | SpeechToText | BlobStore | Uploads | Secrets
-> = Layer.effect(
-  JobHandlers,
-  Effect.map(
-    makeAsrHandler,
-    (asr) =>
-      new Map<JobKind, JobHandler>([
-        ["asr", asr],
-        ["test.delay", testWorkHandler]
-      ])
-  )
-)
+/**
+ * A kind of job a worker runs beside the release's own (speech recognition): its handler and how
+ * many at once. The test wiring adds `test.delay` this way (`@verbatim/runtime/testing`).
+ */
+export interface ExtraJobLane {
+  readonly kind: JobKind
+  readonly handler: JobHandler
+  readonly concurrency: number
+}
 
-/** The worker's settings from the infrastructure's. */
-export const workerSettingsOf = (work: WorkSettings, owner: string = processOwner()) =>
+/** The handler of every kind of job this release runs, and of the extra lanes given. */
+export const jobHandlersWith = (
+  extra: ReadonlyArray<ExtraJobLane> = []
+): Layer.Layer<JobHandlers, never, VideoPlatform | SpeechToText | BlobStore | Uploads | Secrets> =>
+  Layer.effect(
+    JobHandlers,
+    Effect.map(
+      makeAsrHandler,
+      (asr) =>
+        new Map<JobKind, JobHandler>([
+          ["asr", asr],
+          ...extra.map((lane): readonly [JobKind, JobHandler] => [lane.kind, lane.handler])
+        ])
+    )
+  )
+
+/** The handler of every kind of job this release runs. */
+export const JobHandlersLive = jobHandlersWith()
+
+/** The worker's settings from the infrastructure's (and the extra lanes'). */
+export const workerSettingsOf = (
+  work: WorkSettings,
+  owner: string = processOwner(),
+  extra: ReadonlyArray<ExtraJobLane> = []
+) =>
   WorkerSettings.of({
     owner,
     lanes: [
       { lane: "asr", concurrency: work.asrConcurrency },
-      { lane: "test.delay", concurrency: work.concurrency }
+      ...extra.map((lane) => ({ lane: lane.kind, concurrency: lane.concurrency }))
     ],
     webhookConcurrency: work.webhookConcurrency,
     leaseMs: work.leaseMs,
@@ -281,11 +296,19 @@ export const backgroundWorkOn = (work: WorkSettings) =>
     })
   )
 
-/** The worker and the registry of background work, over the use cases and infrastructure of `servicesOn`. */
-export const workerOn = (work: WorkSettings) =>
+/**
+ * The worker and the registry of background work, over the use cases and infrastructure of
+ * `servicesOn`; `extra` lanes run beside the release's own (the test wiring's `test.delay`).
+ */
+export const workerOn = (work: WorkSettings, extra: ReadonlyArray<ExtraJobLane> = []) =>
   backgroundWorkOn(work).pipe(
     Layer.provideMerge(WorkerLive),
-    Layer.provideMerge(Layer.merge(Layer.succeed(WorkerSettings, workerSettingsOf(work)), JobHandlersLive))
+    Layer.provideMerge(
+      Layer.merge(
+        Layer.succeed(WorkerSettings, workerSettingsOf(work, processOwner(), extra)),
+        jobHandlersWith(extra)
+      )
+    )
   )
 
 /**

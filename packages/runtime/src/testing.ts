@@ -20,7 +20,6 @@ import {
   Secrets,
   ServiceUrl,
   type SpeechToText,
-  type TestWorkPayload,
   type ThemesEngine,
   type ThemesSettings,
   type Translator,
@@ -34,10 +33,11 @@ import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Ids } from "@verbatim/domain"
 import { NodeWebhookSender } from "@verbatim/webhooks"
 import { DateTime, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
-import { demoPlatform, queuesFor } from "./layers.js"
+import { demoPlatform, type ExtraJobLane, queuesFor, workerOn } from "./layers.js"
 import { noSpeechToText, speechHint, storageFor } from "./media.js"
 import * as NodeSecrets from "./node-secrets.js"
 import type { WorkSettings } from "./settings.js"
+import { type TestWorkPayload, testWorkHandler } from "./test-work.js"
 import { testThemes } from "./themes.js"
 import { noTranslator, translationHint } from "./translation.js"
 
@@ -156,6 +156,18 @@ export const testInfrastructure = (options: TestInfrastructureOptions = {}) => {
     options.themes ?? testThemes()
   )
 }
+
+export { type TestWorkPayload, testWorkHandler } from "./test-work.js"
+
+/** The `test.delay` lane, `concurrency` jobs at once (the settings' `concurrency`). */
+export const testLane = (work: WorkSettings): ExtraJobLane => ({
+  kind: "test.delay",
+  handler: testWorkHandler,
+  concurrency: work.concurrency
+})
+
+/** The production worker (`workerOn`) with the `test.delay` lane beside the release's own. */
+export const testWorkerOn = (work: WorkSettings) => workerOn(work, [testLane(work)])
 
 export interface TestJobInput {
   readonly accountId: Ids.AccountId

@@ -18,7 +18,8 @@ import type { OwnedFilter, ServedTranscript } from "./transcripts.js"
 /**
  * What a job does. `transcribe` is a request answered within itself (captions, a quote, a refusal);
  * `asr` is speech recognition of a video's audio or an upload, run by a worker; `test.delay` is
- * work for tests and benchmarks (waits, then completes and charges as told).
+ * work for tests and benchmarks (waits, then completes and charges as told), stored like any job but
+ * run only by the test wiring (`@verbatim/runtime/testing`): no production worker consumes its lane.
  */
 export const JobKind = Schema.Literal("transcribe", "asr", "test.delay")
 export type JobKind = typeof JobKind.Type

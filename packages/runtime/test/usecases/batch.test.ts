@@ -27,8 +27,8 @@ import {
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Api, type Ids } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
-import { demoPlatform, runWorker, servicesOn, workerOn } from "../../src/index.js"
-import { eventually, testInfrastructure, testWorkSettings } from "../../src/testing.js"
+import { demoPlatform, runWorker, servicesOn } from "../../src/index.js"
+import { eventually, testInfrastructure, testWorkerOn, testWorkSettings } from "../../src/testing.js"
 import { books, createAccount, expectBalancedBooks, suiteOptions, videos } from "./support.js"
 
 /** Calls that reached the platform, by method and video. */
@@ -110,7 +110,7 @@ layer(servicesOn(testInfrastructure({ platform: countingPlatform })), suiteOptio
               runWorker,
               Effect.all([finished(account, first.batch_id), finished(account, second.batch_id)])
             )
-          ).pipe(Effect.provide(workerOn(testWorkSettings({ batchConcurrency: 8 }))))
+          ).pipe(Effect.provide(testWorkerOn(testWorkSettings({ batchConcurrency: 8 }))))
           for (const batch of [a, b]) {
             expect(batch.status).toBe("completed")
             expect(batch.results.every((item) => item.status === "completed")).toBe(true)
@@ -222,7 +222,7 @@ layer(
         const done = yield* Effect.scoped(Effect.zipRight(runWorker, finished(account, batch.batch_id))).pipe(
           // The reconciler looks for expired leases every 50 ms: without a heartbeat it would offer
           // each item again about 300 ms into its run, and another fiber would take it.
-          Effect.provide(workerOn(testWorkSettings({ leaseMs: shortLeaseMs, reconcileEveryMs: 50 })))
+          Effect.provide(testWorkerOn(testWorkSettings({ leaseMs: shortLeaseMs, reconcileEveryMs: 50 })))
         )
         expect(done.status).toBe("completed")
         expect(done.credits_used).toBe(2)
@@ -425,7 +425,7 @@ layer(servicesOn(losingFirstOffers.pipe(Layer.provideMerge(testInfrastructure())
           )
           const done = yield* Effect.scoped(
             Effect.zipRight(runWorker, finished(account, batch.batch_id, 15_000))
-          ).pipe(Effect.provide(workerOn(testWorkSettings())))
+          ).pipe(Effect.provide(testWorkerOn(testWorkSettings())))
           expect([0, 1, 2].every((position) => lost.has(`${batch.batch_id}:${position}`))).toBe(true)
           expect(done.status).toBe("completed")
           expect(done.credits_used).toBe(3)

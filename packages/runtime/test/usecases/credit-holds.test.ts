@@ -11,8 +11,8 @@ import { type Account, Jobs, jobHoldKey, Ledger, Transcribe, VideoPlatform, Work
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Api, type Ids } from "@verbatim/domain"
 import { DateTime, Effect, Either, Layer, Option } from "effect"
-import { demoPlatform, servicesOn, workerOn } from "../../src/index.js"
-import { testInfrastructure, testWorkSettings } from "../../src/testing.js"
+import { demoPlatform, servicesOn } from "../../src/index.js"
+import { testInfrastructure, testWorkerOn, testWorkSettings } from "../../src/testing.js"
 import { createAccount, expectBalancedBooks, suiteOptions, transcribeRequest, videos } from "./support.js"
 
 /** Demo videos with speech (5 s, quoted 1 credit) and a captionless one without media (12 min). */
@@ -31,7 +31,7 @@ const wiring = Layer.unwrapEffect(
 const transcribe = (account: Account, body: Record<string, unknown>) =>
   Effect.flatMap(Transcribe, (useCase) => useCase.transcribe(account, transcribeRequest(body)))
 
-const worker = workerOn(testWorkSettings({ concurrency: 2, leaseMs: 2_000, reconcileEveryMs: 60_000 }))
+const worker = testWorkerOn(testWorkSettings({ concurrency: 2, leaseMs: 2_000, reconcileEveryMs: 60_000 }))
 
 /** Runs the job once on a worker of this process, and settles it. */
 const runJob = (id: Ids.JobId) =>

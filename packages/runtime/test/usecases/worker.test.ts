@@ -25,8 +25,8 @@ import {
 } from "@verbatim/core"
 import type { Ids } from "@verbatim/domain"
 import { DateTime, Duration, Effect, HashMap, Logger, Option } from "effect"
-import { runWorker, workerOn } from "../../src/index.js"
-import { eventually, testJob, testWorkSettings } from "../../src/testing.js"
+import { runWorker } from "../../src/index.js"
+import { eventually, testJob, testWorkerOn, testWorkSettings } from "../../src/testing.js"
 import {
   accountWithKey,
   books,
@@ -50,7 +50,7 @@ const allFinished = (ids: ReadonlyArray<Ids.JobId>) =>
   )
 
 const workers = (concurrency: number) =>
-  workerOn(testWorkSettings({ concurrency, leaseMs: 600, reconcileEveryMs: 200 }))
+  testWorkerOn(testWorkSettings({ concurrency, leaseMs: 600, reconcileEveryMs: 200 }))
 
 layer(useCasesLayer(), suiteOptions)("the worker on the production wiring", (it) => {
   it.effect(

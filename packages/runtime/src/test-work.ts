@@ -1,12 +1,12 @@
 /**
  * The `test.delay` kind of job: work for tests and benchmarks, so the queue, the worker, leases,
- * charges and webhooks are exercised before the real kinds (speech recognition, batch items) exist.
- * Its payload says how long to work, what to charge on completion, and optionally to fail, or to
- * ask for retries a number of times first.
+ * charges and webhooks are exercised with work whose length and outcome a test chooses. Its payload
+ * says how long to work, what to charge on completion, and optionally to fail, or to ask for retries
+ * a number of times first. Only the test wiring (`testing.ts`: `testWorkerOn`, the fault tests'
+ * worker) runs this lane; a production process neither consumes it nor reports it.
  */
+import type { JobHandler, JobRecord } from "@verbatim/core"
 import { Duration, Effect, Option, Schema } from "effect"
-import type { JobRecord } from "../ports/jobs.js"
-import type { JobHandler } from "./worker.js"
 
 export const TestWorkPayload = Schema.Struct({
   delay_ms: Schema.optionalWith(Schema.NonNegativeInt, { default: () => 0 }),
