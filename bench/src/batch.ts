@@ -69,10 +69,16 @@ const program = Effect.gen(function* () {
   writeFileSync(catalogue, JSON.stringify(syntheticCatalogue(Math.max(config.batchSize, config.videos))))
   const databaseName = Option.isSome(config.databaseUrl) ? "PostgreSQL" : "PGlite (embedded)"
   const queueName = Option.isSome(config.redisUrl) ? "Redis" : "memory"
-  const redis = Option.match(config.redisUrl, {
-    onNone: () => ({ url: Option.none(), prefix: "unused:" }),
-    onSome: (url) => ({ url: Option.some(Redacted.make(url)), prefix: `verbatim-bench-batch-${Date.now()}:` })
-  })
+  // A key prefix per phase: the items the acceptance phase offers (500 per batch, 21 batches) must
+  // not sit in the lane the throughput phase's worker takes from (it would claim each one in vain).
+  const redisFor = (phase: string) =>
+    Option.match(config.redisUrl, {
+      onNone: () => ({ url: Option.none(), prefix: "unused:" }),
+      onSome: (url) => ({
+        url: Option.some(Redacted.make(url)),
+        prefix: `verbatim-bench-batch-${Date.now()}-${phase}:`
+      })
+    })
 
   const serve = (name: string, latencyMs: number) =>
     Effect.gen(function* () {
@@ -85,7 +91,7 @@ const program = Effect.gen(function* () {
           persistenceLayer(database),
           // The platform's outcomes are not watched here (/health is not measured).
           Layer.merge(demoPlatform(catalogue, latencyMs), platformHealthLayer()),
-          queuesFor(redis),
+          queuesFor(redisFor(name)),
           Unlimited,
           NodeServicesLive,
           offlineMedia(),

@@ -12,6 +12,7 @@
 import { Api, Ids, Mode } from "@verbatim/domain"
 import { Context, type DateTime, type Effect, type Option, Schema } from "effect"
 import type { PersistenceError } from "../errors.js"
+import type { Account } from "./accounts.js"
 import type { JobRecord } from "./jobs.js"
 import type { TranscriptRecord } from "./transcripts.js"
 import type { DeliveryStatus } from "./webhook-deliveries.js"
@@ -98,6 +99,8 @@ export type ItemClaim =
   | {
       readonly _tag: "Claimed"
       readonly batch: BatchRecord
+      /** The batch's account, read by the claim itself; none when it was deleted. */
+      readonly account: Option.Option<Account>
       readonly item: BatchItem
       /** Whether a worker had taken the item before (it may have run the item's job already). */
       readonly takenBefore: boolean

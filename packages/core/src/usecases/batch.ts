@@ -27,7 +27,6 @@
 import { Api, Asr, Captions, Errors, type Ids, Mode, Plan, Pricing, Reference } from "@verbatim/domain"
 import { Data, DateTime, Duration, Effect, Either, Layer, Option, Schema } from "effect"
 import type { Account } from "../ports/accounts.js"
-import { Accounts } from "../ports/accounts.js"
 import {
   Batches,
   type BatchItem,
@@ -48,7 +47,7 @@ import { type WorkItem, WorkQueue } from "../ports/work-queue.js"
 import { fieldError, fromAsrOptionsError, fromModeError, fromPlatformError, notFound } from "./failures.js"
 import { webhookLane } from "./job-lifecycle.js"
 import { type BackgroundFeature, whileLeased } from "./lanes.js"
-import { transcribeData } from "./payload.js"
+import { alreadyChecked, transcribeData } from "./payload.js"
 import { BatchWork } from "./tags.js"
 import { makeTranscribe } from "./transcribe.js"
 import { checkWebhookUrl, WebhookAllowList } from "./webhook-url.js"
@@ -115,7 +114,6 @@ export const makeBatchWork = Effect.gen(function* () {
   /** Where the offers of accepted batches run after the answer (closed with the service). */
   const offers = yield* Effect.scope
   const batches = yield* Batches
-  const accounts = yield* Accounts
   const jobs = yield* Jobs
   const ledger = yield* Ledger
   const secrets = yield* Secrets
@@ -151,17 +149,22 @@ export const makeBatchWork = Effect.gen(function* () {
       const results = items.map((item) => {
         const status = itemStatus(item)
         const transcript = item.job?.transcriptId ? stored.get(item.job.transcriptId) : undefined
-        return new Api.BatchResult({
-          request_id: item.requestId,
-          video_id: item.videoId,
-          status,
-          job_id: item.error !== null ? null : item.jobId,
-          error: item.error ?? item.job?.error ?? null,
-          credits_used: item.job?.creditsUsed ?? 0,
-          ...(status === "completed" && transcript !== undefined
-            ? { data: transcribeData(transcript, parts) }
-            : {})
-        })
+        // Built from rows the repository decoded: not validated again here (the HTTP layer still
+        // checks the whole answer as it encodes it), which a poll of 1,000 items pays for each one.
+        return new Api.BatchResult(
+          {
+            request_id: item.requestId,
+            video_id: item.videoId,
+            status,
+            job_id: item.error !== null ? null : item.jobId,
+            error: item.error ?? item.job?.error ?? null,
+            credits_used: item.job?.creditsUsed ?? 0,
+            ...(status === "completed" && transcript !== undefined
+              ? { data: transcribeData(transcript, parts) }
+              : {})
+          },
+          alreadyChecked
+        )
       })
       const creditsUsed = items.reduce((sum, item) => sum + (item.job?.creditsUsed ?? 0), 0)
       const fields = {
@@ -501,8 +504,9 @@ export const makeBatchWork = Effect.gen(function* () {
         .claimItem({ ...key.value, owner, now, leaseMs })
         .pipe(Effect.withSpan("verbatim.batch.item.claim"))
       if (claimed._tag !== "Waiting") {
+        // Off the item's path: the next offer runs beside it (the reconciler makes a lost one again).
         const total = claimed._tag === "Claimed" ? claimed.batch.total : claimed.total
-        yield* offerNext(key.value.batchId, key.value.position, total, work.accountId)
+        yield* Effect.forkIn(offerNext(key.value.batchId, key.value.position, total, work.accountId), offers)
       }
       if (claimed._tag === "Taken") return
       if (claimed._tag === "Waiting") {
@@ -518,7 +522,7 @@ export const makeBatchWork = Effect.gen(function* () {
           }
         ])
       }
-      const { batch, item, takenBefore } = claimed
+      const { batch, account, item, takenBefore } = claimed
       // The item's lease is extended while it runs (its heartbeat), so an item that runs longer than
       // its lease is not taken by another worker; the heartbeat stops when the run ends, and a lease
       // lost all the same (another worker took the item) stops the run.
@@ -530,7 +534,7 @@ export const makeBatchWork = Effect.gen(function* () {
           ),
           what: `batch item ${id}'s lease`
         },
-        runClaimed(batch, item, takenBefore).pipe(Effect.withSpan("verbatim.batch.item.run"))
+        runClaimed(batch, account, item, takenBefore).pipe(Effect.withSpan("verbatim.batch.item.run"))
       )
       if (Option.isNone(ran)) {
         return yield* Effect.logWarning(`batch item ${id}: lease lost while running; another worker has it`)
@@ -539,7 +543,19 @@ export const makeBatchWork = Effect.gen(function* () {
       const done = yield* batches
         .itemDone(key.value.batchId, key.value.position, owner)
         .pipe(Effect.withSpan("verbatim.batch.item.done"))
-      if (done) yield* finish(batch.accountId, batch.id).pipe(Effect.withSpan("verbatim.batch.item.finish"))
+      // Whether that was the batch's last item is checked beside the next item, not before it (the
+      // reconciler finishes a batch whose check was lost).
+      if (done) {
+        yield* Effect.forkIn(
+          finish(batch.accountId, batch.id).pipe(
+            Effect.catchAllCause((cause) =>
+              Effect.logWarning(`finishing batch ${batch.id} failed; the reconciler will`, cause)
+            ),
+            Effect.withSpan("verbatim.batch.item.finish")
+          ),
+          offers
+        )
+      }
     }).pipe(
       Effect.catchAllCause((cause) =>
         Effect.logError(`batch item ${work.id} failed; the reconciler will run it again`, cause)
@@ -565,13 +581,15 @@ export const makeBatchWork = Effect.gen(function* () {
    * Runs a claimed item: the video's transcribe request as the item's job, unless that job exists
    * (only an item taken before can have one).
    */
-  const runClaimed = (batch: BatchRecord, item: BatchItem, takenBefore: boolean) =>
+  const runClaimed = (
+    batch: BatchRecord,
+    account: Option.Option<Account>,
+    item: BatchItem,
+    takenBefore: boolean
+  ) =>
     Effect.gen(function* () {
       const existing = takenBefore ? yield* jobs.get(batch.accountId, item.jobId) : Option.none()
       if (Option.isNone(existing)) {
-        const account = yield* accounts
-          .get(batch.accountId)
-          .pipe(Effect.withSpan("verbatim.batch.item.account"))
         if (Option.isNone(account)) return "no account" as const
         const settings = batch.request
         const request = yield* Schema.decodeUnknown(Api.TranscribeRequest)({

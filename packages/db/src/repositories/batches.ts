@@ -7,6 +7,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import {
+  Account,
   Batches,
   type BatchItemView,
   BatchRecord,
@@ -49,7 +50,13 @@ const ClaimRow = Schema.Struct({
   itemJobId: ItemRow.fields.jobId,
   itemError: ItemRow.fields.error,
   itemDone: ItemRow.fields.done,
-  takenBefore: Schema.Boolean
+  takenBefore: Schema.Boolean,
+  // The batch's account, read by the same statement (none when it was deleted).
+  accountName: Schema.NullOr(Account.fields.name),
+  accountPlan: Schema.NullOr(Account.fields.plan),
+  accountDefaultMode: Schema.NullOr(Account.fields.defaultMode),
+  accountOnboardingCompleted: Schema.NullOr(Account.fields.onboardingCompleted),
+  accountCreatedAt: Schema.NullOr(Timestamp)
 })
 
 const RecordRow = Schema.Struct({ ...TranscriptRecord.fields, createdAt: Timestamp })
@@ -170,8 +177,10 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
           EXISTS (SELECT 1 FROM before WHERE lease_expires_at IS NOT NULL) AS taken_before,
           b.id, b.account_id, b.request_id, b.status, b.request, b.total, b.webhook_url,
           b.webhook_delivery_id, b.fetches_after_finish, b.fetch_window_started_at, b.created_at,
-          coalesce(b.started_at, ${now}) AS started_at, b.completed_at
-        FROM claimed c, batches b WHERE b.id = ${batchId}`
+          coalesce(b.started_at, ${now}) AS started_at, b.completed_at,
+          a.name AS account_name, a.plan AS account_plan, a.default_mode AS account_default_mode,
+          a.onboarding_completed AS account_onboarding_completed, a.created_at AS account_created_at
+        FROM claimed c JOIN batches b ON b.id = ${batchId} LEFT JOIN accounts a ON a.id = b.account_id`
   })
 
   /**
@@ -333,11 +342,32 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
             itemError,
             itemDone,
             takenBefore,
+            accountName,
+            accountPlan,
+            accountDefaultMode,
+            accountOnboardingCompleted,
+            accountCreatedAt,
             ...batch
           } = claimed.value
+          const account: Option.Option<Account> =
+            accountName === null ||
+            accountPlan === null ||
+            accountDefaultMode === null ||
+            accountOnboardingCompleted === null ||
+            accountCreatedAt === null
+              ? Option.none()
+              : Option.some({
+                  id: batch.accountId,
+                  name: accountName,
+                  plan: accountPlan,
+                  defaultMode: accountDefaultMode,
+                  onboardingCompleted: accountOnboardingCompleted,
+                  createdAt: accountCreatedAt
+                })
           return {
             _tag: "Claimed",
             batch,
+            account,
             item: {
               position: itemPosition,
               requestId: itemRequestId,

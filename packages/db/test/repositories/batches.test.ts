@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto"
 import { expect } from "@effect/vitest"
 import { Batches, type BatchItem, type BatchRecord } from "@verbatim/core"
 import { Api, Ids } from "@verbatim/domain"
-import { DateTime, Effect, Schema } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
 import { migrations } from "../../src/migrations/index.js"
 import { RepositoriesLive } from "../../src/persistence.js"
 import { describeEachDatabase } from "../harness.js"
@@ -69,8 +69,12 @@ describeEachDatabase(
           _tag: "Claimed",
           item: { position: 0, videoId: "vidAAAAAAAA", done: false }
         })
-        // The first claim started the batch.
-        if (first._tag === "Claimed") expect(first.batch.startedAt).toEqual(now)
+        // The first claim started the batch, and read the batch's account with it.
+        if (first._tag === "Claimed") {
+          expect(first.batch.startedAt).toEqual(now)
+          const { credits: _, ...account } = owner
+          expect(first.account).toEqual(Option.some(account))
+        }
         // Held by a worker: taken, not waiting.
         expect((yield* claim(older.id, 0, "w2"))._tag).toBe("Taken")
         expect(yield* batches.itemDone(older.id, 0, "w1")).toBe(true)

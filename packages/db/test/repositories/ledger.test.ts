@@ -475,6 +475,49 @@ describeEachDatabase(
       }).pipe(Effect.provide(RepositoriesLive))
     )
 
+    it.effect("charges racing holds on a small balance are taken or refused, never a store error", () =>
+      Effect.gen(function* () {
+        const { jobs, ledger, transactor } = yield* repositories
+        for (let n = 0; n < 100; n++) {
+          const account = yield* fundedAccount(1)
+          // As the concurrency property found on PostgreSQL: a hold of the whole balance racing a
+          // transcript's charge, made in a transaction after a job insert naming the account. A
+          // charge whose check missed the hold broke accounts_held_covered; it is run again (the
+          // whole transaction), and then refused or taken.
+          const outcomes = yield* Effect.all(
+            [
+              Effect.either(
+                ledger
+                  .hold(request(account.id, "hold"), 1)
+                  .pipe(
+                    Effect.zipRight(ledger.release(account.id, "hold", at("2026-10-04T10:00:00Z"))),
+                    Effect.asVoid
+                  )
+              ),
+              Effect.either(
+                transactor.transaction(
+                  Effect.gen(function* () {
+                    const inserted = yield* jobs.insert(job(account.id))
+                    yield* ledger.charge(
+                      request(account.id, `charge:job:${inserted.id}`, { jobId: inserted.id }),
+                      1
+                    )
+                  })
+                )
+              )
+            ],
+            { concurrency: "unbounded" }
+          )
+          for (const outcome of outcomes) {
+            if (Either.isLeft(outcome)) expect(outcome.left).toBeInstanceOf(InsufficientCredits)
+          }
+          const books = yield* heldBooks(account.id)
+          expect(books).toMatchObject({ credits: books.total, held: books.open, mismatched: 0 })
+          expect(books.credits - books.held).toBeGreaterThanOrEqual(0)
+        }
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
     it.effect("a settlement never charges more than its hold", () =>
       Effect.gen(function* () {
         const { ledger } = yield* repositories

@@ -287,6 +287,26 @@ layer(useCasesLayer(), suiteOptions)("spending under concurrency, on the product
                 { _tag: "grant", key: 1, amount: 1 },
                 { _tag: "grant", key: 1, amount: 1 }
               ]
+            ],
+            // Found in CI on PostgreSQL (seed -1081636833): a transcript's charge whose check missed a
+            // concurrent hold of the whole balance broke accounts_held_covered (a 500); such a charge
+            // now runs again (`isTransientConflict`), then is refused or taken.
+            [
+              1,
+              [
+                { _tag: "hold", amount: 1, settle: false },
+                { _tag: "grant", key: 0, amount: 0 },
+                { _tag: "transcribe", pick: 4 },
+                { _tag: "grant", key: 1, amount: 0 }
+              ]
+            ],
+            [
+              1,
+              [
+                { _tag: "remove", pick: 0 },
+                { _tag: "hold", amount: 1, settle: false },
+                { _tag: "transcribe", pick: 0 }
+              ]
             ]
           ]
         }
