@@ -13,7 +13,7 @@
  * | (the rest) | | see `packages/runtime/src/settings.ts` and the README |
  */
 
-import { parseOrigin } from "@verbatim/mcp-tools"
+import { parseOrigin } from "@verbatim/api"
 import {
   InfrastructureConfig,
   type InfrastructureSettings,

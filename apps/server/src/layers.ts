@@ -4,8 +4,7 @@
  */
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { HttpLive } from "@verbatim/api"
-import { McpAllowedOrigins, McpHttpLive } from "@verbatim/mcp-tools"
+import { HttpLive, McpAllowedOrigins, McpHttpLive } from "@verbatim/api"
 import { Layer } from "effect"
 import type { ServerSettings } from "./config.js"
 import { makeNodeServer } from "./node-server.js"

@@ -17,11 +17,10 @@
 import { FetchHttpClient, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { HttpLive } from "@verbatim/api"
+import { HttpLive, McpAllowedOrigins, McpHttpLive } from "@verbatim/api"
 import { makeClient, type VerbatimClient } from "@verbatim/contract"
 import { type Account, AccountAdmin, type NewAccountInput } from "@verbatim/core"
 import { DatabaseConfig, withSearchPath } from "@verbatim/db"
-import { McpAllowedOrigins, McpHttpLive } from "@verbatim/mcp-tools"
 import { type Infrastructure, runWorker, servicesOn } from "@verbatim/runtime"
 import {
   type TestInfrastructureOptions,

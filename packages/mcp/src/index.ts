@@ -2,14 +2,13 @@
  * @verbatim/mcp-tools: the MCP server of Verbatim on `@modelcontextprotocol/sdk`. Its tools and
  * resources (`tools`, `makeServer`) run on the operations of one account (`AccountOperations`):
  * the use cases in process (`inProcess`, `inProcessByKey`) or the REST API of a running server
- * (`overHttp`). `McpHttpLive` mounts the Streamable HTTP transport on the API server at
- * `/api/v2/gpt/mcp`; `apps/mcp` serves it on stdio.
+ * (`overHttp`). `@verbatim/mcp-tools/streamable` answers one Streamable HTTP request (the API
+ * server's route, `@verbatim/api`'s `McpHttpLive`, mounts it at `/api/v2/gpt/mcp`; a subpath, so
+ * the stdio bundle holds no lazily loaded transport); `apps/mcp` serves the tools on stdio.
  */
 export * from "./chunks.js"
-export * from "./http.js"
 export * from "./json-schema.js"
 export * from "./operations.js"
-export * from "./origin.js"
 export * from "./resources.js"
 export * from "./server.js"
 export * from "./snippets.js"

@@ -1,7 +1,7 @@
 /**
  * One MCP exchange over Streamable HTTP: a fresh SDK server and transport answering one Web
- * `Request`. `McpHttpLive` loads this module (and with it `@modelcontextprotocol/sdk` and zod) with
- * `import()` at the first MCP request, so a server that is never asked over MCP does not hold them.
+ * `Request`. `answerStreamable` (`streamable.ts`) loads this module (and with it the SDK's transport)
+ * with `import()` at the first MCP request, so a server that is never asked over MCP does not hold it.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { Effect } from "effect"

@@ -1,7 +1,8 @@
 /**
  * The arrows of docs/design.md, checked on the source: `domain` imports nothing but `effect`; `core`
  * imports `effect` and `domain` and never a driver, an SDK, `node:*` or `api`; `contract` imports
- * only `effect`, `@effect/platform` and `domain`, so a client of the API needs no server code; no
+ * only `effect`, `@effect/platform` and `domain`, so a client of the API needs no server code; the
+ * MCP tools never import `api` (the Streamable HTTP route is the server's); no
  * package imports an app, and no app's source imports the test wiring. A new package gets its rule
  * here.
  */
@@ -84,6 +85,14 @@ describe("dependency arrows", () => {
         )
       )
     ).toEqual([])
+  })
+
+  it("the MCP tools use the contract, never the server's HTTP package (the transport route lives in api)", () => {
+    expect(violations("packages/mcp/src", (pkg) => pkg !== "@verbatim/api")).toEqual([])
+    const manifest: { readonly dependencies?: Record<string, string> } = JSON.parse(
+      readFileSync(join(root, "packages/mcp/package.json"), "utf8")
+    )
+    expect(Object.keys(manifest.dependencies ?? {})).not.toContain("@verbatim/api")
   })
 
   const apps = new Set(["@verbatim/server", "@verbatim/worker", "@verbatim/mcp"])

@@ -1,6 +1,7 @@
 /**
  * The MCP server over Streamable HTTP, mounted by the API server at `/api/v2/gpt/mcp`, calling the
- * use cases in process (not over HTTP).
+ * use cases in process (not over HTTP). The transport is the server's (authentication, rate limit,
+ * Origin, body bounds: this package's request policy); the tools it serves are `@verbatim/mcp-tools`'.
  *
  * - Authentication: every request carries `Authorization: Bearer <API key>`, checked as the REST
  *   API checks it, or `Bearer <OAuth access token>` issued by this server's OAuth routes (core's
@@ -27,18 +28,9 @@
  * - The body is read here as every route reads one (`boundedBody`: over `maxBodyBytes`, declared or
  *   chunked, 413 `request_too_large` with the error body; the node server bounds its arrival), and handed to the
  *   transport as it came: the API's JSON body policy does not apply to this path (`isMcpRequest` in
- *   `@verbatim/api`).
+ *   `http.ts`).
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import {
-  bearerKey,
-  boundedBody,
-  errorResponse,
-  maxBodyBytes,
-  mcpChallenge,
-  mcpPath,
-  rateLimitHeaders
-} from "@verbatim/api"
 import {
   Access,
   type Account,
@@ -49,8 +41,15 @@ import {
   ServiceUrl
 } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
+import { AccountOperations, inProcess, type UseCases } from "@verbatim/mcp-tools"
+import { answerStreamable } from "@verbatim/mcp-tools/streamable"
 import { Effect, Either, type Layer, Option } from "effect"
-import { AccountOperations, inProcess, type UseCases } from "./operations.js"
+import { boundedBody } from "../body.js"
+import { errorResponse } from "../errors.js"
+import { maxBodyBytes } from "../failures.js"
+import { mcpPath } from "../http.js"
+import { mcpChallenge } from "../oauth.js"
+import { bearerKey, rateLimitHeaders } from "../security.js"
 import { corsHeaders, McpAllowedOrigins, originAllowed, preflightHeaders } from "./origin.js"
 
 /** The most JSON-RPC messages one POST may carry (MCP 2025-06-18 sends one; older clients batch). */
@@ -200,12 +199,8 @@ const admit = (
     return headers
   })
 
-/**
- * Answers one MCP POST with a fresh server and transport on `operations`: the SDK is loaded at the
- * first MCP request (`./session.js`), not when the server starts.
- */
-const handle = (request: Request) =>
-  Effect.promise(() => import("./session.js")).pipe(Effect.flatMap((session) => session.handle(request)))
+/** Answers one MCP POST with a fresh server and transport (`@verbatim/mcp-tools`' `answerStreamable`). */
+const handle = answerStreamable
 
 /**
  * The MCP route (POST answers, GET and DELETE 405), registered on the API's router: provide this

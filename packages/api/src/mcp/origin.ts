@@ -23,7 +23,7 @@
 import { Context, Option } from "effect"
 
 /** The origins besides the service's own that may call the MCP endpoint from a browser. */
-export class McpAllowedOrigins extends Context.Tag("@verbatim/mcp-tools/McpAllowedOrigins")<
+export class McpAllowedOrigins extends Context.Tag("@verbatim/api/McpAllowedOrigins")<
   McpAllowedOrigins,
   ReadonlyArray<string>
 >() {}
