@@ -350,7 +350,11 @@ export const makeBatchWork = Effect.gen(function* () {
       const what = speechOnly ? "at least" : "up to"
       const kind = speechOnly ? "speech recognition" : "captions"
       const videos = [...new Set(items.filter((item) => item.error === null).map((item) => item.videoId))]
-      const owned = yield* batches.ownedVideos(account.id, videos)
+      // The videos owned and the balance are read at once (two statements, one wait).
+      const [owned, balance] = yield* Effect.all(
+        [batches.ownedVideos(account.id, videos), ledger.balance(account.id)],
+        { concurrency: 2 }
+      )
       const required = videos.filter((video) => !owned.has(video)).length
       if (!speechOnly && request.max_credits !== undefined && required > request.max_credits) {
         return yield* Effect.fail(
@@ -361,7 +365,6 @@ export const makeBatchWork = Effect.gen(function* () {
           )
         )
       }
-      const balance = yield* ledger.balance(account.id)
       if (balance < required) {
         return yield* Effect.fail(
           Errors.apiError(
