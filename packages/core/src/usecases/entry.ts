@@ -18,6 +18,7 @@ import type { Account } from "../ports/accounts.js"
 import type { RateVerdict } from "../ports/rate-limiter.js"
 import type { CollectionWork } from "./collections.js"
 import { type Idempotency, idempotentEndpoints } from "./idempotency.js"
+import type { TranscribeAnswer } from "./payload.js"
 import type { Access, BatchWork, Transcribe } from "./tags.js"
 
 /**
@@ -63,14 +64,31 @@ const keyed =
       work(service, account, value)
     )
 
+const transcribeKeyed = keyed(
+  idempotentEndpoints.transcribe,
+  Api.TranscribeRequest,
+  Api.TranscribeResponse,
+  (transcribe: Transcribe["Type"], account, request) => transcribe.transcribe(account, request)
+)
+
 /** The idempotent use cases, each made from `Idempotency` and the use case it keys. */
 export const Idempotent = {
-  transcribe: keyed(
-    idempotentEndpoints.transcribe,
-    Api.TranscribeRequest,
-    Api.TranscribeResponse,
-    (transcribe: Transcribe["Type"], account, request) => transcribe.transcribe(account, request)
-  ),
+  transcribe: transcribeKeyed,
+  /**
+   * POST /transcribe for an entry point that writes the answer's JSON itself (the REST endpoint and
+   * its hot route): without a key, as `Transcribe.transcribePreEncoded` answers (an owned
+   * transcript's segments as their stored text); with one, the answer kept for the key, which is
+   * encoded whole and so carries its segments as values.
+   */
+  transcribePreEncoded:
+    (
+      idempotency: Idempotency,
+      transcribe: Transcribe["Type"]
+    ): IdempotentUseCase<Api.TranscribeRequest, TranscribeAnswer> =>
+    (account, request, key) =>
+      key === undefined
+        ? transcribe.transcribePreEncoded(account, request)
+        : transcribeKeyed(idempotency, transcribe)(account, request, key),
   createBatch: keyed(
     idempotentEndpoints.batch,
     Api.BatchRequest,

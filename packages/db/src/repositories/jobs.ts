@@ -18,7 +18,7 @@ import {
   ServedTranscript,
   type SettleResult
 } from "@verbatim/core"
-import { Api, Ids, type Transcript } from "@verbatim/domain"
+import { Api, Ids, Transcript } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { makeDirectQuery } from "../direct.js"
 import { prepared } from "../prepared.js"
@@ -81,12 +81,14 @@ const servedFieldList = asFields(
 /** A served transcript from its row: segments from their JSON text only when they are asked for. */
 const servedOf = ({ segments, segmentsJson, ...fields }: typeof ServedRow.Type): ServedTranscript => {
   if (segmentsJson === null) return { ...fields, segments: segments ?? [] }
+  // Written only as `Transcript.encodeSegmentsJson` writes it (`Transcripts.store`).
+  const json = Transcript.trustedSegmentsJson(segmentsJson)
   let parsed: ReadonlyArray<Transcript.Segment> | undefined
   return {
     ...fields,
-    segmentsJson,
+    segmentsJson: json,
     get segments() {
-      parsed ??= parseStoredSegments(segmentsJson)
+      parsed ??= parseStoredSegments(json)
       return parsed
     }
   }
