@@ -20,8 +20,7 @@ import {
 } from "@verbatim/core"
 import { Api, Ids, Transcript } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
-import { makeDirectQuery } from "../direct.js"
-import { prepared } from "../prepared.js"
+import { makePreparedQuery } from "../prepared.js"
 import {
   asFields,
   Int8,
@@ -340,7 +339,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
   const decodeRows = Schema.decodeUnknown(Schema.Array(JobRow))
   const servedColumns = sql.literal(servedColumnList)
   const servedFields = sql.literal(servedFieldList)
-  const direct = yield* makeDirectQuery
+  const preparedQuery = yield* makePreparedQuery
   const decodeServed = Schema.decodeUnknown(Schema.Array(ServedRow))
   const decodeInserted = Schema.decodeUnknown(
     Schema.Array(Schema.Struct({ transcriptId: JobRecord.fields.transcriptId }))
@@ -350,8 +349,9 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
     insert: (job) =>
       Effect.gen(function* () {
         const payload = yield* nullableJsonText(Api.FreeFormObject, job.payload)
+        // Prepared (`prepared.ts`): every POST /transcribe that stores captions runs it.
         const rows =
-          yield* sql`${prepared(sql)}INSERT INTO jobs (id, account_id, request_id, kind, video_id, video_title,
+          yield* preparedQuery(sql`INSERT INTO jobs (id, account_id, request_id, kind, video_id, video_title,
             language, source, mode, status, error, credits_used, transcript_id, payload, webhook_url,
             attempts, lease_owner, lease_expires_at, next_run_at, created_at, started_at, completed_at,
             updated_at)
@@ -362,7 +362,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
             ${payload}::jsonb, ${job.webhookUrl}, ${job.attempts}, ${job.leaseOwner},
             ${toNullableDate(job.leaseExpiresAt)}, ${toNullableDate(job.nextRunAt)}, ${toDate(job.createdAt)},
             ${toNullableDate(job.startedAt)}, ${toNullableDate(job.completedAt)}, ${toDate(job.createdAt)})
-          RETURNING transcript_id`
+          RETURNING transcript_id AS "transcriptId"`)
         // Only the transcript reference can differ from what was written (null when it was gone).
         const [row] = yield* decodeInserted(rows)
         if (row === undefined) return yield* Effect.dieMessage("INSERT ... RETURNING gave no row")
@@ -374,7 +374,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
         const payload = yield* nullableJsonText(Api.FreeFormObject, job.payload)
         // The insert runs once whether or not the outer SELECT reads it; it inserts nothing when
         // no transcript was found. FOR KEY SHARE: a concurrent delete waits for the job's insert.
-        const statement = sql`${prepared(sql)}WITH served AS (
+        const statement = sql`WITH served AS (
             SELECT ${servedColumns} FROM transcripts
             WHERE ${ownedConditions(sql, job.accountId, job.videoId, filter)}
             ORDER BY created_at DESC, id DESC LIMIT 1 FOR KEY SHARE
@@ -392,9 +392,9 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
             RETURNING id
           )
           SELECT ${servedFields} FROM served`
-        // Every owned POST /transcribe runs it: the direct lane (`direct.ts`), the text compiled as
-        // the client compiles it, the columns named as the row's fields.
-        const rows = yield* direct(...statement.compile())
+        // Every owned POST /transcribe runs it: prepared, on the direct lane (`prepared.ts`,
+        // `direct.ts`), the text compiled as the client compiles it, the columns named as the row's fields.
+        const rows = yield* preparedQuery(statement)
         const [served] = yield* decodeServed(rows)
         return served === undefined ? Option.none() : Option.some(servedOf(served))
       }).pipe(operation("Jobs.insertServing")),

@@ -21,7 +21,7 @@ import {
 import { Api, Ids, Language } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, ParseResult, Schema } from "effect"
 import { makeDirectQuery } from "../direct.js"
-import { prepared } from "../prepared.js"
+import { makePreparedQuery } from "../prepared.js"
 import { asFields, StoredSegments, Timestamp } from "./columns.js"
 import { operation, StoreConflict } from "./failure.js"
 import { countOf, totalOf } from "./page.js"
@@ -294,6 +294,8 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
 
   const summaryColumns = summaryColumnList
   const recordColumns = sql.literal(recordColumnList)
+  const recordFields = sql.literal(asFields("transcripts", recordColumnList))
+  const preparedQuery = yield* makePreparedQuery
 
   const insert = SqlSchema.findOne({
     Request: InsertRow,
@@ -437,13 +439,14 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
       return { items, total } satisfies TranscriptPage
     })
 
+  // Prepared (`prepared.ts`): the owned read of POST /transcribe with a webhook, GET /transcripts/{video_id}.
   const ownedOf = SqlSchema.findAll({
     Request: OwnedRequest,
     Result: RecordRow,
     execute: (filter) =>
-      sql`${prepared(sql)}SELECT ${recordColumns} FROM transcripts
+      preparedQuery(sql`SELECT ${recordFields} FROM transcripts
         WHERE ${ownedConditions(sql, filter.accountId, filter.videoId, filter)}
-        ORDER BY created_at DESC, id DESC`
+        ORDER BY created_at DESC, id DESC`)
   })
 
   const deleted = (statement: Statement.Statement<unknown>) =>
