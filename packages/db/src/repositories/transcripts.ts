@@ -214,58 +214,92 @@ const storeAttempts = 3
  */
 const pageColumns = asFields("page", summaryColumnList)
 
-/** Which optional parts a search statement has: the filters that are set, and the segments. */
-interface SearchShape {
-  readonly language: boolean
-  readonly createdFrom: boolean
-  readonly createdTo: boolean
-  readonly withSegments: boolean
+/** A search's optional filter: its condition on a column, the parameter's value when it is set. */
+interface SearchFilter {
+  readonly condition: string
+  readonly value: unknown
 }
 
-const searchShape = (query: SearchRequest, withSegments: boolean): SearchShape => ({
-  language: query.language !== undefined,
-  createdFrom: query.createdFrom !== undefined,
-  createdTo: query.createdTo !== undefined,
-  withSegments
-})
+/**
+ * The optional filters of a search, each with its bit in the statement's shape, in the order of
+ * their parameters: after the nine every search has, each set filter takes the next position.
+ */
+const searchFilters = (query: SearchRequest): ReadonlyArray<SearchFilter> => [
+  { condition: "language =", value: query.language },
+  { condition: "created_at >=", value: query.createdFrom },
+  { condition: "created_at <=", value: query.createdTo }
+]
+
+/** The search statement: its text (made once per shape, `SearchTexts`) and its parameters. */
+interface SearchStatement {
+  readonly text: string
+  readonly parameters: ReadonlyArray<unknown>
+}
 
 /**
- * The text of the search statement of a shape: the page of a search and its total in one statement
- * (one snapshot, one round trip), every row carrying the total in `total`. Its parameters: $1
- * account, $2 status, $3 the words as `websearch_to_tsquery` reads them, $4 the words as a video id, $5 the least total for which the
- * page is first looked for in the newest rows (`denseFactor` times $7), $6 how many newest rows
- * (twice $7), $7 the rows up to the page's end, $8 limit, $9 offset, then the language, the first
- * and the last date, each when set. The total counts the matches from the GIN index. Then, when
- * the matches are many (at least `denseFactor` times the rows up to the page's end), the page is
- * first looked for in the list's newest rows (twice the rows up to the page's end, in date order
- * from the account's index, each tested against the words): when they hold the page's rows, or
- * every match, these are the page. Otherwise the page is the newest matches from the GIN index,
- * sorted: the only plan before, which sorts every match (97,446 of 100,000 transcripts for a
- * common word: 60-80 ms) where the newest rows hold the page after a hundred. Never `prepared`:
- * PostgreSQL's generic plan of it (limits unknown) takes the sparse page from the date index too,
- * 1 s for a rare word at 100,000 transcripts against 1 ms planned with the values. Each shape's
- * text is made once: building the statement from fragments and compiling it on every request cost
- * about 0.1 ms (issue 13).
+ * The texts of the search statement made so far, by shape (which filters are set, whether segments
+ * are read): held by the repository, made with its layer.
  */
-const searchText = (shape: SearchShape): string => {
-  const key =
-    (shape.language ? 1 : 0) +
-    (shape.createdFrom ? 2 : 0) +
-    (shape.createdTo ? 4 : 0) +
-    (shape.withSegments ? 8 : 0)
-  const known = searchTexts[key]
-  if (known !== undefined) return known
-  let next = 10
-  const filter = [
-    "account_id = $1 AND status = $2",
-    ...(shape.language ? [`language = $${next++}`] : []),
-    ...(shape.createdFrom ? [`created_at >= $${next++}`] : []),
-    ...(shape.createdTo ? [`created_at <= $${next++}`] : [])
-  ].join(" AND ")
+type SearchTexts = Map<number, string>
+
+/**
+ * The search statement of a query: the page of a search and its total in one statement (one
+ * snapshot, one round trip), every row carrying the total in `total`. Its text and its parameters
+ * come from one list, so a parameter's position is the one its condition names. Parameters: $1
+ * account, $2 status, $3 the words as `websearch_to_tsquery` reads them, $4 the words as a video
+ * id, $5 the least total for which the page is first looked for in the newest rows (`denseFactor`
+ * times $7), $6 how many newest rows (twice $7), $7 the rows up to the page's end, $8 limit, $9
+ * offset, then the language, the first and the last date, each when set. The total counts the
+ * matches from the GIN index. Then, when the matches are many (at least `denseFactor` times the
+ * rows up to the page's end), the page is first looked for in the list's newest rows (twice the
+ * rows up to the page's end, in date order from the account's index, each tested against the
+ * words): when they hold the page's rows, or every match, these are the page. Otherwise the page is
+ * the newest matches from the GIN index, sorted: the only plan before, which sorts every match
+ * (97,446 of 100,000 transcripts for a common word: 60-80 ms) where the newest rows hold the page
+ * after a hundred. Never prepared: PostgreSQL's generic plan of it (limits unknown) takes the sparse
+ * page from the date index too, 1 s for a rare word at 100,000 transcripts against 1 ms planned with
+ * the values. Each shape's text is made once (`texts`): building the statement from fragments and
+ * compiling it on every request cost about 0.1 ms (issue 13).
+ */
+const searchStatement = (
+  texts: SearchTexts,
+  query: SearchRequest,
+  words: string,
+  withSegments: boolean
+): SearchStatement => {
+  const end = query.offset + query.limit
+  const parameters: Array<unknown> = [
+    query.accountId,
+    query.status,
+    isIdShaped(words) ? `"${words}"` : words,
+    words,
+    denseFactor * end,
+    2 * end,
+    end,
+    query.limit,
+    query.offset
+  ]
+  const conditions = ["account_id = $1 AND status = $2"]
+  let shape = withSegments ? 1 : 0
+  searchFilters(query).forEach((filter, at) => {
+    if (filter.value === undefined) return
+    parameters.push(filter.value)
+    conditions.push(`${filter.condition} $${parameters.length}`)
+    shape += 2 << at
+  })
+  const known = texts.get(shape)
+  if (known !== undefined) return { text: known, parameters }
+  const text = searchText(conditions.join(" AND "), withSegments)
+  texts.set(shape, text)
+  return { text, parameters }
+}
+
+/** The text of the search statement with its filter (`searchStatement`). */
+const searchText = (filter: string, withSegments: boolean): string => {
   const match = "(tsv @@ websearch_to_tsquery('english', $3) OR video_id = $4)"
   const newestFirst = "ORDER BY created_at DESC, id DESC"
   const paged = `${newestFirst} LIMIT $8 OFFSET $9`
-  const text = `WITH total AS MATERIALIZED (SELECT count(*)::int AS n FROM transcripts WHERE ${filter} AND ${match}),
+  return `WITH total AS MATERIALIZED (SELECT count(*)::int AS n FROM transcripts WHERE ${filter} AND ${match}),
       recent AS MATERIALIZED (
         SELECT ${summaryColumnList}, ${match} AS hit FROM transcripts
         WHERE ${filter} AND (SELECT n FROM total) >= $5
@@ -276,15 +310,12 @@ const searchText = (shape: SearchShape): string => {
         UNION ALL
         (SELECT ${summaryColumnList} FROM transcripts WHERE ${filter} AND ${match} AND NOT (SELECT found FROM dense) ${paged}))
       ${
-        shape.withSegments
+        withSegments
           ? `SELECT ${pageColumns}, t.segments, (SELECT n FROM total) AS total FROM page JOIN transcripts t ON t.id = page.id
               ORDER BY page.created_at DESC, page.id DESC`
           : `SELECT ${pageColumns}, (SELECT n FROM total) AS total FROM page ORDER BY page.created_at DESC, page.id DESC`
       }`
-  searchTexts[key] = text
-  return text
 }
-const searchTexts: Array<string | undefined> = []
 
 /** Builds the repository over the `SqlClient` in context. */
 export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
@@ -378,27 +409,14 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
       ${newestFirst} LIMIT ${query.limit} OFFSET ${query.offset}`
 
   /**
-   * The page of a search and its total, in one statement (`searchText`), its rows as the decoders
-   * read them: the columns carry their field names (`pageColumns`), so the rows skip the client's
-   * name transform.
+   * The page of a search and its total, in one statement (`searchStatement`), its rows as the
+   * decoders read them: the columns carry their field names (`pageColumns`), so the rows skip the
+   * client's name transform.
    */
-  const searchStatement = (query: SearchRequest, words: string, withSegments: boolean) => {
-    const end = query.offset + query.limit
-    const parameters: Array<unknown> = [
-      query.accountId,
-      query.status,
-      isIdShaped(words) ? `"${words}"` : words,
-      words,
-      denseFactor * end,
-      2 * end,
-      end,
-      query.limit,
-      query.offset
-    ]
-    if (query.language !== undefined) parameters.push(query.language)
-    if (query.createdFrom !== undefined) parameters.push(query.createdFrom)
-    if (query.createdTo !== undefined) parameters.push(query.createdTo)
-    return direct(searchText(searchShape(query, withSegments)), parameters)
+  const searchTexts: SearchTexts = new Map()
+  const searchPage = (query: SearchRequest, words: string, withSegments: boolean) => {
+    const { text, parameters } = searchStatement(searchTexts, query, words, withSegments)
+    return direct(text, parameters)
   }
 
   const count = (query: SearchRequest, words: string) =>
@@ -428,7 +446,7 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
               : sql`WITH page AS MATERIALIZED (${pageOf(request)})
                 SELECT ${namedPageColumns} FROM page ORDER BY page.created_at DESC, page.id DESC`
                   .withoutTransform
-          : yield* searchStatement(request, words, query.includeSegments)
+          : yield* searchPage(request, words, query.includeSegments)
       const items: TranscriptPage["items"] = query.includeSegments
         ? yield* decodeSummariesWithSegments(rows)
         : yield* decodeSummaries(rows)
