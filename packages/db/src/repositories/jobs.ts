@@ -10,30 +10,15 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import {
-  type JobPage,
-  JobRecord,
-  Jobs,
-  type Runnable,
-  ServedTranscript,
-  type SettleResult
-} from "@verbatim/core"
-import { Api, Ids, Transcript } from "@verbatim/domain"
+import { type JobPage, JobRecord, Jobs, type Runnable, type SettleResult } from "@verbatim/core"
+import { Api, Ids } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { makePreparedQuery } from "../prepared.js"
-import {
-  asFields,
-  Int8,
-  nullableJsonText,
-  parseStoredSegments,
-  StoredSegments,
-  Timestamp,
-  toDate,
-  toNullableDate
-} from "./columns.js"
+import { Int8, nullableJsonText, Timestamp, toDate, toNullableDate } from "./columns.js"
 import { operation } from "./failure.js"
 import { leaseSql, leaseUntil } from "./lease.js"
 import { countOf, totalOf } from "./page.js"
+import { ServedRow, servedColumnList, servedFieldList, servedOf } from "./transcript-rows.js"
 import { ownedConditions } from "./transcripts.js"
 
 /** A `jobs` row: the record, with its dates as the driver returns them. */
@@ -57,41 +42,6 @@ const RunnableRow = Schema.Struct({
 })
 
 const Updated = Schema.Struct({ id: Ids.JobId })
-
-/**
- * What serving reads of a transcript (`insertServing`): the columns an answer carries, no more. The
- * segments come as the JSON text they were written as (`segments_json`), or from the `jsonb` column
- * for a row written before that column.
- */
-const ServedRow = Schema.Struct({
-  ...ServedTranscript.fields,
-  segments: Schema.NullOr(StoredSegments),
-  segmentsJson: Schema.NullOr(Schema.String)
-})
-const servedColumnList = `id, video_id, video_title, language, source_kind, text, asr_intelligence, segments_json,
-  CASE WHEN segments_json IS NULL THEN segments END AS segments`
-
-/** The columns of the `served` CTE as the row's fields (`ServedRow`), read on the direct lane. */
-const servedFieldList = asFields(
-  "served",
-  "id, video_id, video_title, language, source_kind, text, asr_intelligence, segments_json, segments"
-)
-
-/** A served transcript from its row: segments from their JSON text only when they are asked for. */
-const servedOf = ({ segments, segmentsJson, ...fields }: typeof ServedRow.Type): ServedTranscript => {
-  if (segmentsJson === null) return { ...fields, segments: segments ?? [] }
-  // Written only as `Transcript.encodeSegmentsJson` writes it (`Transcripts.store`).
-  const json = Transcript.trustedSegmentsJson(segmentsJson)
-  let parsed: ReadonlyArray<Transcript.Segment> | undefined
-  return {
-    ...fields,
-    segmentsJson: json,
-    get segments() {
-      parsed ??= parseStoredSegments(json)
-      return parsed
-    }
-  }
-}
 
 const isJobId = Schema.is(Ids.JobId)
 
