@@ -234,6 +234,28 @@ describe("log settings", () => {
     ])
   })
 
+  it("the process logger's sink is its layer's: what is pending is written when the layer is released", () => {
+    const writes: Array<string> = []
+    const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      writes.push(String(chunk))
+      return true
+    })
+    const exitListeners = process.listenerCount("exit")
+    try {
+      Effect.runSync(
+        Effect.logWarning("one").pipe(
+          Effect.provide(loggerFor({ level: LogLevel.Warning, format: "pretty" }))
+        )
+      )
+      // Released with the run: written at once, and its exit handler gone with it.
+      expect(writes).toHaveLength(1)
+      expect(writes[0]).toMatch(/WARN {2}one\n$/)
+      expect(process.listenerCount("exit")).toBe(exitListeners)
+    } finally {
+      spy.mockRestore()
+    }
+  })
+
   it("batched lines: nothing is written before the turn ends or a flush (as at exit), then all in one write", () => {
     const writes: Array<string> = []
     const sink = batchedLines((text) => writes.push(text))

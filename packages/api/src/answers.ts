@@ -6,21 +6,28 @@
  * answer is encoded with the schema except for its segments, paragraphs and words, which go into
  * the JSON as they are. On POST /transcribe of an owned transcript (a thousand words in 80-odd
  * segments), encoding every segment through the schema cost about a fifth of a millisecond of the
- * request's CPU (issue 13). An owned transcript served again goes further: its segments are the JSON
- * text they were stored as (`segmentsJsonOf`), put into the answer without being parsed (issue 13).
- * The test of this module pins that the JSON is the schema's, byte for byte.
+ * request's CPU (issue 13). An owned transcript served again goes further: its answer comes as a
+ * `PreEncodedCompleted`, whose segments are the JSON text they were stored as (a
+ * `Transcript.SegmentsJson`, the schema's own encoding), put into the answer without being parsed
+ * (issue 13). The test of this module pins that the JSON is the schema's, byte for byte.
  */
 import { HttpServerResponse } from "@effect/platform"
-import { segmentsJsonOf } from "@verbatim/core"
+import { PreEncodedCompleted } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 
 const encodeCompleted = Schema.encode(Api.TranscribeCompleted)
 
-/** The JSON text of a completed transcribe answer, as its schema encodes it. */
-export const completedBody = (answer: Api.TranscribeCompleted): Effect.Effect<string> => {
+/**
+ * The JSON text of a completed transcribe answer, as its schema encodes it: a plain answer, or one
+ * whose segments are JSON text (`PreEncodedCompleted`), the text written where they go.
+ */
+export const completedBody = (
+  completed: Api.TranscribeCompleted | PreEncodedCompleted
+): Effect.Effect<string> => {
+  const { answer, segmentsJson } =
+    completed instanceof PreEncodedCompleted ? completed : { answer: completed, segmentsJson: Option.none() }
   const { transcript } = answer.data
-  const segmentsJson = segmentsJsonOf(transcript)
   const withoutPieces = new Api.TranscribeCompleted(
     {
       ...answer,
@@ -46,14 +53,12 @@ export const completedBody = (answer: Api.TranscribeCompleted): Effect.Effect<st
   )
   // A value of ours that does not encode is a defect, never the caller's.
   return Effect.map(Effect.orDie(encodeCompleted(withoutPieces)), (encoded) => {
-    if (segmentsJson === undefined) return bodyOf(encoded, transcript)
+    if (Option.isNone(segmentsJson)) return bodyOf(encoded, transcript)
     const body = bodyOf(encoded, { segments: [], paragraphs: transcript.paragraphs, words: transcript.words })
-    // The segments' stored text in place of their empty list: the first `"segments":[]` is theirs,
-    // as only text fields come before them (their quotes escaped) and a key is followed by ':'.
+    // The segments' text in place of their empty list: the first `"segments":[]` is theirs, as only
+    // text fields come before them (their quotes escaped) and a key is followed by ':'.
     const at = body.indexOf(emptySegments)
-    return at < 0
-      ? bodyOf(encoded, transcript)
-      : `${body.slice(0, at)}"segments":${segmentsJson}${body.slice(at + emptySegments.length)}`
+    return `${body.slice(0, at)}"segments":${segmentsJson.value}${body.slice(at + emptySegments.length)}`
   })
 }
 
@@ -78,7 +83,7 @@ const bodyOf = (encoded: typeof Api.TranscribeCompleted.Encoded, transcript: Pie
 
 /** A completed transcribe answer (200) as its JSON response. */
 export const completedResponse = (
-  answer: Api.TranscribeCompleted
+  answer: Api.TranscribeCompleted | PreEncodedCompleted
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
   Effect.map(completedBody(answer), (body) =>
     HttpServerResponse.text(body, { contentType: "application/json" })

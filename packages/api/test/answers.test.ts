@@ -1,32 +1,45 @@
 /**
  * The completed transcribe answer, encoded with its timed pieces as they are: the JSON is the
  * schema's, byte for byte, whatever the answer holds (segments with and without words, paragraphs,
- * word lists, ASR intelligence or none), and whether its segments are the stored JSON text of an
- * owned transcript (`ServedTranscript.segmentsJson`) or values.
+ * word lists, ASR intelligence or none), and whether its segments are values or JSON text
+ * (`PreEncodedCompleted`: a `Transcript.SegmentsJson`, such as the stored text of an owned
+ * transcript, `ServedTranscript.segmentsJson`).
  */
 import { describe, expect, it } from "@effect/vitest"
-import { type PayloadParts, ServedTranscript, segmentsJsonOf, transcribeData } from "@verbatim/core"
+import {
+  completedValues,
+  type PayloadParts,
+  PreEncodedCompleted,
+  preEncodedCompleted,
+  ServedTranscript,
+  transcribeData
+} from "@verbatim/core"
 import { Api, Ids, Transcript } from "@verbatim/domain"
-import { Arbitrary, Effect, FastCheck as fc, Schema } from "effect"
+import { Arbitrary, Effect, FastCheck as fc, Option, Schema } from "effect"
 import { completedBody } from "../src/answers.js"
 
 const encodeWithSchema = Schema.encodeSync(Api.TranscribeCompleted)
 const encodeSegments = Schema.encodeSync(Schema.Array(Transcript.Segment))
 
-/** The answer serving `record` with `parts`, as POST /transcribe builds it. */
+const fields = {
+  request_id: Ids.RequestId.make("6f9619ff-8b86-4d11-b42d-00c04fc964ff"),
+  mode: "captions_only",
+  status: "completed",
+  credits_used: 0,
+  job_id: Ids.JobId.make("7f9619ff-8b86-4d11-b42d-00c04fc964ff")
+} as const
+
+/** The answer serving `record` with `parts`, its segments as values. */
 const answerOf = (record: ServedTranscript, parts: PayloadParts) =>
-  new Api.TranscribeCompleted({
-    request_id: Ids.RequestId.make("6f9619ff-8b86-4d11-b42d-00c04fc964ff"),
-    mode: "captions_only",
-    status: "completed",
-    data: transcribeData(record, parts),
-    credits_used: 0,
-    job_id: Ids.JobId.make("7f9619ff-8b86-4d11-b42d-00c04fc964ff")
-  })
+  new Api.TranscribeCompleted({ ...fields, data: transcribeData(record, parts) })
+
+/** The answer serving `record` with `parts` as POST /transcribe builds it: stored text where it is carried as stored. */
+const preEncodedOf = (record: ServedTranscript, parts: PayloadParts) =>
+  preEncodedCompleted(fields, record, parts)
 
 /** The record as the store serves it with its segments' text: segments parsed from it when read. */
 const withStoredText = (record: ServedTranscript, reads: { count: number }): ServedTranscript => {
-  const segmentsJson = JSON.stringify(encodeSegments(record.segments))
+  const segmentsJson = Transcript.encodeSegmentsJson(record.segments)
   return {
     ...record,
     segmentsJson,
@@ -37,11 +50,42 @@ const withStoredText = (record: ServedTranscript, reads: { count: number }): Ser
   }
 }
 
+/** `answer` with its segments as their JSON text (`Transcript.encodeSegmentsJson`), its `segments` emptied. */
+const withSegmentsText = (answer: Api.TranscribeCompleted): PreEncodedCompleted => {
+  const { transcript } = answer.data
+  return new PreEncodedCompleted({
+    answer: new Api.TranscribeCompleted({
+      ...answer,
+      data: new Api.TranscribeData({
+        ...answer.data,
+        transcript: new Api.TranscriptPayload({ ...transcript, segments: [] })
+      })
+    }),
+    segmentsJson: Option.some(Transcript.encodeSegmentsJson(transcript.segments))
+  })
+}
+
 describe("completed transcribe answers", () => {
   it("serialise exactly as the schema encodes them (property)", () => {
     fc.assert(
       fc.property(Arbitrary.make(Api.TranscribeCompleted), (answer) => {
         expect(Effect.runSync(completedBody(answer))).toBe(JSON.stringify(encodeWithSchema(answer)))
+      }),
+      { numRuns: 200 }
+    )
+  })
+
+  it("serialise exactly as the schema encodes them with or without their segments as JSON text (property)", () => {
+    fc.assert(
+      fc.property(Arbitrary.make(Api.TranscribeCompleted), (answer) => {
+        const expected = JSON.stringify(encodeWithSchema(answer))
+        const asText = withSegmentsText(answer)
+        expect(Effect.runSync(completedBody(asText))).toBe(expected)
+        expect(
+          Effect.runSync(completedBody(new PreEncodedCompleted({ answer, segmentsJson: Option.none() })))
+        ).toBe(expected)
+        // The text is the schema's own encoding, and decodes to the same values.
+        expect(JSON.stringify(encodeWithSchema(completedValues(asText)))).toBe(expected)
       }),
       { numRuns: 200 }
     )
@@ -78,15 +122,16 @@ describe("completed transcribe answers", () => {
     fc.assert(
       fc.property(Arbitrary.make(ServedTranscript), parts, (record, asked) => {
         const stored = withStoredText(record, { count: 0 })
-        const answer = answerOf(stored, asked)
+        const answer = preEncodedOf(stored, asked)
         const expected = JSON.stringify(encodeWithSchema(answerOf(record, asked)))
         expect(Effect.runSync(completedBody(answer))).toBe(expected)
         // Values for every other caller (MCP, batch results, idempotency records): the same answer.
-        expect(JSON.stringify(encodeWithSchema(answer))).toBe(expected)
+        expect(JSON.stringify(encodeWithSchema(completedValues(answer)))).toBe(expected)
+        expect(JSON.stringify(encodeWithSchema(answerOf(stored, asked)))).toBe(expected)
         // The text is taken whenever segments are asked for and carry no words the answer leaves out.
         const taken =
           asked.segments && (asked.words || record.segments.every((segment) => segment.words === undefined))
-        expect(segmentsJsonOf(answer.data.transcript) !== undefined).toBe(taken)
+        expect(Option.isSome(answer.segmentsJson)).toBe(taken)
       }),
       { numRuns: 300 }
     )
@@ -108,7 +153,7 @@ describe("completed transcribe answers", () => {
       asrIntelligence: null
     }
     const reads = { count: 0 }
-    const answer = answerOf(withStoredText(record, reads), {
+    const answer = preEncodedOf(withStoredText(record, reads), {
       segments: true,
       paragraphs: false,
       words: false

@@ -113,53 +113,56 @@ export const segments = [
  * Transcribe by video: `dQw4w9WgXcQ` completes (200), `asrasrasr01` starts ASR (202), `broke` fails
  * with a store failure, `defect` dies, `payme` is short of credits; anything else has no captions.
  */
-const TranscribeStub = Layer.succeed(Transcribe, {
-  transcribe: (_who, request) => {
-    switch (request.video) {
-      case "dQw4w9WgXcQ":
-        return Effect.succeed(
-          new Api.TranscribeCompleted({
-            request_id: requestId,
-            mode: "captions_only",
-            status: "completed",
-            credits_used: 1,
-            job_id: jobId,
-            data: new Api.TranscribeData({
-              video_id: "dQw4w9WgXcQ",
-              video_title: "A title",
-              transcript: new Api.TranscriptPayload({
-                text: "Hello",
-                language: en,
-                source: "manual",
-                segments,
-                paragraphs: null,
-                words: null
-              })
+const transcribeStub: Transcribe["Type"]["transcribe"] = (_who, request) => {
+  switch (request.video) {
+    case "dQw4w9WgXcQ":
+      return Effect.succeed(
+        new Api.TranscribeCompleted({
+          request_id: requestId,
+          mode: "captions_only",
+          status: "completed",
+          credits_used: 1,
+          job_id: jobId,
+          data: new Api.TranscribeData({
+            video_id: "dQw4w9WgXcQ",
+            video_title: "A title",
+            transcript: new Api.TranscriptPayload({
+              text: "Hello",
+              language: en,
+              source: "manual",
+              segments,
+              paragraphs: null,
+              words: null
             })
           })
-        )
-      case "asrasrasr01":
-        return Effect.succeed(
-          new Api.TranscribeProcessing({
-            request_id: requestId,
-            mode: "auto",
-            status: "processing",
-            job_id: jobId,
-            credits_used: 0,
-            estimated_credits: 3,
-            duration_minutes: 4
-          })
-        )
-      case "broke":
-        return Effect.fail(new PersistenceError({ operation: "insertJob", cause: new Error("disk full") }))
-      case "defect":
-        return Effect.die(new Error("boom"))
-      case "payme":
-        return Effect.fail(Errors.apiError("payment_required", "Insufficient credits: 1 needed, 0 left"))
-      default:
-        return Effect.fail(Errors.apiError("no_captions"))
-    }
-  },
+        })
+      )
+    case "asrasrasr01":
+      return Effect.succeed(
+        new Api.TranscribeProcessing({
+          request_id: requestId,
+          mode: "auto",
+          status: "processing",
+          job_id: jobId,
+          credits_used: 0,
+          estimated_credits: 3,
+          duration_minutes: 4
+        })
+      )
+    case "broke":
+      return Effect.fail(new PersistenceError({ operation: "insertJob", cause: new Error("disk full") }))
+    case "defect":
+      return Effect.die(new Error("boom"))
+    case "payme":
+      return Effect.fail(Errors.apiError("payment_required", "Insufficient credits: 1 needed, 0 left"))
+    default:
+      return Effect.fail(Errors.apiError("no_captions"))
+  }
+}
+
+const TranscribeStub = Layer.succeed(Transcribe, {
+  transcribe: transcribeStub,
+  transcribePreEncoded: transcribeStub,
   estimate: () => Effect.fail(Errors.apiError("asr_unavailable"))
 })
 

@@ -14,7 +14,6 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Redacted, String as Str } from "effect"
 import Pg from "pg"
 import { PgPool } from "./direct.js"
-import { prepareMarkedStatements } from "./prepared.js"
 
 /** How names map between TypeScript and SQL. */
 export interface NamingOptions {
@@ -162,8 +161,6 @@ const makePool = (url: Redacted.Redacted, pool: PoolOptions) => {
       })
       // A pooled idle connection that dies (server restart) is dropped by the pool; nothing to do.
       created.on("error", () => {})
-      // Statements marked `prepared(sql)` are prepared on each connection (`prepared.ts`).
-      created.on("connect", prepareMarkedStatements)
       return created
     }),
     (created) => Effect.promise(() => created.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))

@@ -11,7 +11,7 @@
  *
  * The lane keeps what a statement needs from the client:
  * - the same pool, so the same connection settings (`statement_timeout`, `query_timeout`, the
- *   search path of test schemas) and prepared statements (`prepared.ts` marks them in the text);
+ *   search path of test schemas); the prepared lane (`prepared.ts`) runs on it too;
  * - a failure is the `SqlError` the client would fail with (its `cause` the driver's error);
  * - inside a transaction (`SqlClient.withTransaction`), a statement must run on the transaction's
  *   connection: there, and on PGlite (no pool), the lane is `sql.unsafe(text, params).withoutTransform`.

@@ -9,7 +9,7 @@ import { Effect, Exit, Option, Redacted } from "effect"
 import type Pg from "pg"
 import { camelCaseNaming, postgresTestLayer } from "../src/client.js"
 import { makeDirectQuery, PgPool } from "../src/direct.js"
-import { preparedMarker } from "../src/prepared.js"
+import { makePreparedQuery, statementNamePrefix } from "../src/prepared.js"
 import { describeEachDatabase } from "./harness.js"
 
 /** The pool in context with its `query` calls counted (PostgreSQL), or none (PGlite). */
@@ -77,18 +77,33 @@ describeEachDatabase("The direct lane", (it, database) => {
 
 const databaseUrl = process.env.DATABASE_URL?.trim() ?? ""
 
-describe.runIf(databaseUrl !== "")("The direct lane on PostgreSQL", () => {
+describe.runIf(databaseUrl !== "")("The prepared lane on PostgreSQL", () => {
   // One pooled connection, so the statements below share it and its prepared statements.
-  plainIt.effect("prepares a marked statement once per connection, as the client does", () =>
-    Effect.gen(function* () {
-      const direct = yield* makeDirectQuery
-      const text = `${preparedMarker}SELECT $1::int + 1 AS next`
-      for (let i = 0; i < 3; i++) expect(yield* direct(text, [i])).toEqual([{ next: i + 1 }])
-      yield* direct("SELECT 1 AS unmarked", [])
-      const prepared = yield* direct("SELECT name, statement FROM pg_prepared_statements", [])
-      expect(prepared).toEqual([{ name: expect.stringMatching(/^verbatim_/), statement: text }])
-    }).pipe(
-      Effect.provide(postgresTestLayer(Redacted.make(databaseUrl), camelCaseNaming, { maxConnections: 1 }))
-    )
+  plainIt.effect(
+    "prepares a statement of the prepared lane once per connection, none of the direct lane",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const prepared = yield* makePreparedQuery
+        const direct = yield* makeDirectQuery
+        const statement = (n: number) => sql`SELECT ${n}::int + 1 AS next`
+        for (let i = 0; i < 3; i++) expect(yield* prepared(statement(i))).toEqual([{ next: i + 1 }])
+        yield* direct("SELECT 1 AS unmarked", [])
+        // Inside a transaction, on its connection (the only one): the same name, not prepared again.
+        yield* sql.withTransaction(
+          Effect.flatMap(prepared(statement(7)), (rows) =>
+            Effect.sync(() => expect(rows).toEqual([{ next: 8 }]))
+          )
+        )
+        const listed = yield* direct("SELECT name, statement FROM pg_prepared_statements", [])
+        expect(listed).toEqual([
+          {
+            name: expect.stringMatching(new RegExp(`^${statementNamePrefix}`)),
+            statement: statement(0).compile()[0]
+          }
+        ])
+      }).pipe(
+        Effect.provide(postgresTestLayer(Redacted.make(databaseUrl), camelCaseNaming, { maxConnections: 1 }))
+      )
   )
 })

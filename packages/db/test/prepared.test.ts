@@ -1,14 +1,14 @@
 /**
  * The hot statements are prepared on PostgreSQL (named, parsed and planned once per connection):
- * the owned-transcript read and the job insert of POST /transcribe. Other statements stay unnamed.
- * On PGlite the marker is only a comment.
+ * the owned-transcript read and the job insert of POST /transcribe, which the repositories run
+ * through the prepared lane (`prepared.ts`). Other statements stay unnamed. PGlite prepares nothing.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { migrations } from "../src/migrations/index.js"
 import { RepositoriesLive } from "../src/persistence.js"
-import { preparedMarker } from "../src/prepared.js"
+import { statementNamePrefix } from "../src/prepared.js"
 import { describeEachDatabase } from "./harness.js"
 import { job, newAccount, repositories, transcript } from "./repositories/fixtures.js"
 
@@ -50,11 +50,9 @@ describeEachDatabase(
             expect(prepared).toEqual([])
             return
           }
-          expect(prepared.map((row) => row.name.startsWith("verbatim_"))).toEqual([true, true])
-          expect(
-            prepared.map((row) => row.statement.startsWith(`${preparedMarker}INSERT INTO jobs`))
-          ).toEqual([true, false])
-          expect(prepared[1]?.statement.startsWith(`${preparedMarker}SELECT`)).toBe(true)
+          expect(prepared.map((row) => row.name.startsWith(statementNamePrefix))).toEqual([true, true])
+          expect(prepared.map((row) => row.statement.startsWith("INSERT INTO jobs"))).toEqual([true, false])
+          expect(prepared[1]?.statement.startsWith("SELECT transcripts.id")).toBe(true)
         }).pipe(Effect.provide(RepositoriesLive))
     )
   },

@@ -48,7 +48,8 @@ import {
   List,
   Logger,
   LogLevel,
-  Option
+  Option,
+  type Scope
 } from "effect"
 import {
   PublicUrlConfig,
@@ -348,17 +349,26 @@ export const batchedLines = (
   }
 }
 
-let stdoutLines: ((line: string) => void) | undefined
-
-/** Lines to stdout, batched per turn of the event loop; what is pending is written at exit. */
-const stdoutSink = (): ((line: string) => void) => {
-  if (stdoutLines === undefined) {
-    const sink = batchedLines((text) => process.stdout.write(text))
-    process.once("exit", sink.flush)
-    stdoutLines = sink.line
-  }
-  return stdoutLines
-}
+/**
+ * Lines to stdout, batched per turn of the event loop, for as long as the logger's layer lives (the
+ * sink is the layer's, not the module's): what is pending is written when the layer is released, or
+ * at exit when the process ends first.
+ */
+const stdoutSink: Effect.Effect<(line: string) => void, never, Scope.Scope> = Effect.map(
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const sink = batchedLines((text) => process.stdout.write(text))
+      process.once("exit", sink.flush)
+      return sink
+    }),
+    (sink) =>
+      Effect.sync(() => {
+        process.off("exit", sink.flush)
+        sink.flush()
+      })
+  ),
+  (sink) => sink.line
+)
 
 /**
  * A notice for the operator (the server's address, the development seed's report): whatever the
@@ -376,13 +386,15 @@ export const notice = (
     : Console.log(text)
 
 /** The process's logger: the format and the least severe level of the settings, written to stdout. */
-export const loggerFor = (settings: LogSettings): Layer.Layer<never> => {
-  const sink = stdoutSink()
-  return Layer.merge(
-    Logger.replace(
-      Logger.defaultLogger,
-      (settings.format === "json" ? jsonLineLogger : prettyLineLogger).pipe(Logger.map(sink))
-    ),
-    Logger.minimumLogLevel(settings.level)
+export const loggerFor = (settings: LogSettings): Layer.Layer<never> =>
+  Layer.unwrapScoped(
+    Effect.map(stdoutSink, (sink) =>
+      Layer.merge(
+        Logger.replace(
+          Logger.defaultLogger,
+          (settings.format === "json" ? jsonLineLogger : prettyLineLogger).pipe(Logger.map(sink))
+        ),
+        Logger.minimumLogLevel(settings.level)
+      )
+    )
   )
-}

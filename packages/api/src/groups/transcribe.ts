@@ -5,7 +5,14 @@
  */
 import { HttpApiBuilder, type HttpServerResponse } from "@effect/platform"
 import { type ApiFailure, type IdempotencyHeaders, VerbatimApi } from "@verbatim/contract"
-import { type Account, CurrentAccount, Idempotency, Idempotent, Transcribe } from "@verbatim/core"
+import {
+  type Account,
+  CurrentAccount,
+  Idempotency,
+  Idempotent,
+  PreEncodedCompleted,
+  Transcribe
+} from "@verbatim/core"
 import { Api } from "@verbatim/domain"
 import { type Context, Effect } from "effect"
 import { completedResponse } from "../answers.js"
@@ -14,7 +21,7 @@ import { useCase } from "../use-case.js"
 /**
  * POST /transcribe's work, for its endpoint and its hot route (`hot-routes.ts`): the use case under
  * the request's idempotency key; a completed answer as its response (the segments' stored JSON
- * text spliced in: `answers.ts`), any other answer as it is, for the success schema to encode.
+ * text written as it is: `answers.ts`), any other answer as it is, for the success schema to encode.
  */
 export const transcribeAnswer = (
   transcribe: Context.Tag.Service<Transcribe>,
@@ -28,9 +35,11 @@ export const transcribeAnswer = (
 > =>
   Effect.gen(function* () {
     const answer = yield* useCase(
-      Idempotent.transcribe(idempotency, transcribe)(account, payload, headers["idempotency-key"])
+      Idempotent.transcribePreEncoded(idempotency, transcribe)(account, payload, headers["idempotency-key"])
     )
-    return answer instanceof Api.TranscribeCompleted ? yield* completedResponse(answer) : answer
+    return answer instanceof Api.TranscribeCompleted || answer instanceof PreEncodedCompleted
+      ? yield* completedResponse(answer)
+      : answer
   })
 
 export const TranscribeHttp = HttpApiBuilder.group(VerbatimApi, "transcribe", (handlers) =>

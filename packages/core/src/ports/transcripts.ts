@@ -49,11 +49,10 @@ export const ServedTranscript = TranscriptRecord.pick(
 )
 export interface ServedTranscript extends Schema.Schema.Type<typeof ServedTranscript> {
   /**
-   * The JSON text of `segments` exactly as `JSON.stringify` writes their encoding with
-   * `Schema.Array(Segment)`, when the store kept it (`segments` is then read from it, when first
-   * asked for): an answer carries this text as it is (`transcriptPayload`).
+   * The JSON text of `segments` as their schema encodes them, when the store kept it (`segments` is
+   * then read from it, when first asked for): an answer carries this text as it is (`servedPayload`).
    */
-  readonly segmentsJson?: string | undefined
+  readonly segmentsJson?: Transcript.SegmentsJson | undefined
 }
 
 export interface OwnedFilter {

@@ -18,6 +18,7 @@ import type { Account } from "../ports/accounts.js"
 import type { RateVerdict } from "../ports/rate-limiter.js"
 import type { CollectionWork } from "./collections.js"
 import { type Idempotency, idempotentEndpoints } from "./idempotency.js"
+import { answerValues, type TranscribeAnswer } from "./payload.js"
 import type { Access, BatchWork, Transcribe } from "./tags.js"
 
 /**
@@ -63,6 +64,21 @@ const keyed =
       work(service, account, value)
     )
 
+/**
+ * A POST /transcribe answer as a key keeps it: a `PreEncodedCompleted` as its plain answer
+ * (`answerValues`), so the kept JSON is the one `Idempotent.transcribe` keeps for the same key (REST
+ * and MCP share keys); a kept answer comes back plain. The answers are ours: the declaration checks
+ * no more than that it is one.
+ */
+const KeptTranscribeAnswer: Schema.Schema<TranscribeAnswer, typeof Api.TranscribeResponse.Encoded> =
+  Schema.transform(
+    Api.TranscribeResponse,
+    Schema.declare(
+      (value: unknown): value is TranscribeAnswer => typeof value === "object" && value !== null
+    ),
+    { strict: true, decode: (response) => response, encode: answerValues }
+  )
+
 /** The idempotent use cases, each made from `Idempotency` and the use case it keys. */
 export const Idempotent = {
   transcribe: keyed(
@@ -70,6 +86,17 @@ export const Idempotent = {
     Api.TranscribeRequest,
     Api.TranscribeResponse,
     (transcribe: Transcribe["Type"], account, request) => transcribe.transcribe(account, request)
+  ),
+  /**
+   * POST /transcribe for an entry point that writes the answer's JSON itself (the REST endpoint and
+   * its hot route): as `Transcribe.transcribePreEncoded` answers (an owned transcript's segments as
+   * their stored text); under a key, kept as `transcribe` keeps it, and a replay is the plain answer.
+   */
+  transcribePreEncoded: keyed(
+    idempotentEndpoints.transcribe,
+    Api.TranscribeRequest,
+    KeptTranscribeAnswer,
+    (transcribe: Transcribe["Type"], account, request) => transcribe.transcribePreEncoded(account, request)
   ),
   createBatch: keyed(
     idempotentEndpoints.batch,

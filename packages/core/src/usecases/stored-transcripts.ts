@@ -23,7 +23,13 @@ export const byPreference: Order.Order<TranscriptRecord> = Order.combine(
 const sameLanguage = (a: Language.LanguageCode, b: Language.LanguageCode) =>
   a.toLowerCase() === b.toLowerCase()
 
-const listItem = (item: TranscriptSummary & { readonly segments?: ReadonlyArray<Transcript.Segment> }) =>
+/**
+ * A list item of GET /transcripts from a stored summary, field by field without validating again
+ * (the repository decoded it); pinned to the schemas' own encoding by this module's test.
+ */
+export const transcriptListItem = (
+  item: TranscriptSummary & { readonly segments?: ReadonlyArray<Transcript.Segment> }
+) =>
   new Api.TranscriptListItem(
     {
       id: item.id,
@@ -83,7 +89,7 @@ export const StoredTranscriptsLive = Layer.effect(
               (page) =>
                 new Api.TranscriptList(
                   {
-                    history: page.items.map(listItem),
+                    history: page.items.map(transcriptListItem),
                     count: page.items.length,
                     pagination: Plan.paginate(page.total, query.page, query.limit)
                   },

@@ -23,6 +23,7 @@ import type { SignedPut } from "../ports/blob-store.js"
 import type { RateVerdict } from "../ports/rate-limiter.js"
 import type { TranscriptRecord } from "../ports/transcripts.js"
 import type { WorkItem } from "../ports/work-queue.js"
+import type { TranscribeAnswer } from "./payload.js"
 
 type Fails<A> = Effect.Effect<A, Errors.ApiError | PersistenceError>
 
@@ -91,6 +92,14 @@ export class Transcribe extends Context.Tag("@verbatim/core/Transcribe")<
   Transcribe,
   {
     readonly transcribe: (account: Account, request: Api.TranscribeRequest) => Fails<Api.TranscribeResponse>
+    /**
+     * The same answer for an entry point that writes its JSON itself: an owned transcript's segments
+     * may come as the JSON text they were stored as (`PreEncodedCompleted`), never parsed.
+     */
+    readonly transcribePreEncoded: (
+      account: Account,
+      request: Api.TranscribeRequest
+    ) => Fails<TranscribeAnswer>
     readonly estimate: (account: Account, request: Api.EstimateRequest) => Fails<Api.EstimateResponse>
   }
 >() {}

@@ -36,7 +36,7 @@ import { asrHoldAmount, holdForJob } from "./credit-holds.js"
 import { dubbedAudio } from "./estimate.js"
 import { fromPlatformError, insufficientCredits, notFound } from "./failures.js"
 import { JobLifecycle } from "./job-lifecycle.js"
-import { alreadyChecked, transcribeData } from "./payload.js"
+import { preEncodedCompleted } from "./payload.js"
 import { resolveRequest } from "./transcribe-request.js"
 import { WebhookAllowList } from "./webhook-url.js"
 
@@ -120,17 +120,12 @@ export const makeTranscribe = Effect.gen(function* () {
           )
         )
 
+      /** The completed answer; an owned transcript's segments as their stored text (`PreEncodedCompleted`). */
       const completed = (record: ServedTranscript, credits: Credits.Credits) =>
-        new Api.TranscribeCompleted(
-          {
-            request_id: requestId,
-            mode,
-            status: "completed",
-            data: transcribeData(record, parts),
-            credits_used: credits,
-            job_id: jobId
-          },
-          alreadyChecked
+        preEncodedCompleted(
+          { request_id: requestId, mode, status: "completed", credits_used: credits, job_id: jobId },
+          record,
+          parts
         )
 
       /**

@@ -13,8 +13,7 @@ import {
   BatchRecord,
   DeliveryStatus,
   type ItemClaim,
-  type NewBatchItem,
-  TranscriptRecord
+  type NewBatchItem
 } from "@verbatim/core"
 import { Ids } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
@@ -22,6 +21,7 @@ import { Timestamp } from "./columns.js"
 import { operation } from "./failure.js"
 import { JobRow } from "./jobs.js"
 import { leaseSql, leaseUntil } from "./lease.js"
+import { RecordRow, recordColumnList } from "./transcript-rows.js"
 
 /** A `batches` row: the record, with its dates as the driver returns them. */
 const BatchRow = Schema.Struct({
@@ -59,8 +59,6 @@ const ClaimRow = Schema.Struct({
   accountCreatedAt: Schema.NullOr(Timestamp)
 })
 
-const RecordRow = Schema.Struct({ ...TranscriptRecord.fields, createdAt: Timestamp })
-
 const BatchKey = Schema.Struct({ batchId: Ids.BatchId, position: Schema.NonNegativeInt })
 
 /** Builds the repository over the `SqlClient` in context. */
@@ -72,9 +70,7 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
   const jobColumns = sql.literal(`id, account_id, request_id, kind, video_id, video_title, language, source,
     mode, status, error, credits_used, transcript_id, payload, webhook_url, attempts, lease_owner,
     lease_expires_at, next_run_at, created_at, started_at, completed_at`)
-  const transcriptColumns = sql.literal(`id, account_id, video_id, video_title, language, source_kind, status,
-    word_count, segment_count, duration_seconds, credits_used, created_at, channel_id, text, segments,
-    has_timestamps, summary, mind_map, asr_intelligence`)
+  const transcriptColumns = sql.literal(recordColumnList)
 
   const insertBatch = SqlSchema.void({
     Request: BatchRow,

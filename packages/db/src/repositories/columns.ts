@@ -59,31 +59,12 @@ export const nullableJsonText = <A, I>(
 const SegmentList = Schema.Array(Transcript.Segment)
 const encodeSegmentList = ParseResult.encodeUnknown(SegmentList)
 
-interface StoredTimed {
-  readonly text: string
-  readonly start: number
-  readonly end: number
-  readonly words?: ReadonlyArray<StoredTimed>
-}
-
-/** Built field by field, in the schema's order, so that an answer lists them as before. */
-const storedWord = (word: StoredTimed) =>
-  new Transcript.Word({ text: word.text, start: word.start, end: word.end }, true)
-
-const storedSegment = (segment: StoredTimed) =>
-  new Transcript.Segment(
-    segment.words === undefined
-      ? { text: segment.text, start: segment.start, end: segment.end }
-      : { text: segment.text, start: segment.start, end: segment.end, words: segment.words.map(storedWord) },
-    true
-  )
-
 /**
  * Segments from the JSON text this service wrote of them (`segments_json`), read as `StoredSegments`
  * reads the `jsonb` column. The text is ours: text that does not parse is a defect.
  */
-export const parseStoredSegments = (json: string): ReadonlyArray<Transcript.Segment> =>
-  (JSON.parse(json) as ReadonlyArray<StoredTimed>).map(storedSegment)
+export const parseStoredSegments = (json: Transcript.SegmentsJson): ReadonlyArray<Transcript.Segment> =>
+  Transcript.decodeSegmentsJson(json)
 
 /**
  * A `jsonb` column of segments as this service writes them (every write encodes them with
@@ -106,7 +87,7 @@ export const StoredSegments: Schema.Schema<
     strict: true,
     decode: (value, _, ast) =>
       Array.isArray(value)
-        ? ParseResult.succeed((value as ReadonlyArray<StoredTimed>).map(storedSegment))
+        ? ParseResult.succeed(Transcript.segmentsOfEncoded(value))
         : ParseResult.fail(new ParseResult.Type(ast, value, "expected the stored array of segments")),
     encode: (segments) => encodeSegmentList(segments)
   }

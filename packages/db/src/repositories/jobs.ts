@@ -10,31 +10,15 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import {
-  type JobPage,
-  JobRecord,
-  Jobs,
-  type Runnable,
-  ServedTranscript,
-  type SettleResult
-} from "@verbatim/core"
-import { Api, Ids, type Transcript } from "@verbatim/domain"
+import { type JobPage, JobRecord, Jobs, type Runnable, type SettleResult } from "@verbatim/core"
+import { Api, Ids } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
-import { makeDirectQuery } from "../direct.js"
-import { prepared } from "../prepared.js"
-import {
-  asFields,
-  Int8,
-  nullableJsonText,
-  parseStoredSegments,
-  StoredSegments,
-  Timestamp,
-  toDate,
-  toNullableDate
-} from "./columns.js"
+import { makePreparedQuery } from "../prepared.js"
+import { Int8, nullableJsonText, Timestamp, toDate, toNullableDate } from "./columns.js"
 import { operation } from "./failure.js"
 import { leaseSql, leaseUntil } from "./lease.js"
 import { countOf, totalOf } from "./page.js"
+import { ServedRow, servedColumnList, servedFieldList, servedOf } from "./transcript-rows.js"
 import { ownedConditions } from "./transcripts.js"
 
 /** A `jobs` row: the record, with its dates as the driver returns them. */
@@ -58,39 +42,6 @@ const RunnableRow = Schema.Struct({
 })
 
 const Updated = Schema.Struct({ id: Ids.JobId })
-
-/**
- * What serving reads of a transcript (`insertServing`): the columns an answer carries, no more. The
- * segments come as the JSON text they were written as (`segments_json`), or from the `jsonb` column
- * for a row written before that column.
- */
-const ServedRow = Schema.Struct({
-  ...ServedTranscript.fields,
-  segments: Schema.NullOr(StoredSegments),
-  segmentsJson: Schema.NullOr(Schema.String)
-})
-const servedColumnList = `id, video_id, video_title, language, source_kind, text, asr_intelligence, segments_json,
-  CASE WHEN segments_json IS NULL THEN segments END AS segments`
-
-/** The columns of the `served` CTE as the row's fields (`ServedRow`), read on the direct lane. */
-const servedFieldList = asFields(
-  "served",
-  "id, video_id, video_title, language, source_kind, text, asr_intelligence, segments_json, segments"
-)
-
-/** A served transcript from its row: segments from their JSON text only when they are asked for. */
-const servedOf = ({ segments, segmentsJson, ...fields }: typeof ServedRow.Type): ServedTranscript => {
-  if (segmentsJson === null) return { ...fields, segments: segments ?? [] }
-  let parsed: ReadonlyArray<Transcript.Segment> | undefined
-  return {
-    ...fields,
-    segmentsJson,
-    get segments() {
-      parsed ??= parseStoredSegments(segmentsJson)
-      return parsed
-    }
-  }
-}
 
 const isJobId = Schema.is(Ids.JobId)
 
@@ -338,7 +289,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
   const decodeRows = Schema.decodeUnknown(Schema.Array(JobRow))
   const servedColumns = sql.literal(servedColumnList)
   const servedFields = sql.literal(servedFieldList)
-  const direct = yield* makeDirectQuery
+  const preparedQuery = yield* makePreparedQuery
   const decodeServed = Schema.decodeUnknown(Schema.Array(ServedRow))
   const decodeInserted = Schema.decodeUnknown(
     Schema.Array(Schema.Struct({ transcriptId: JobRecord.fields.transcriptId }))
@@ -348,8 +299,9 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
     insert: (job) =>
       Effect.gen(function* () {
         const payload = yield* nullableJsonText(Api.FreeFormObject, job.payload)
+        // Prepared (`prepared.ts`): every POST /transcribe that stores captions runs it.
         const rows =
-          yield* sql`${prepared(sql)}INSERT INTO jobs (id, account_id, request_id, kind, video_id, video_title,
+          yield* preparedQuery(sql`INSERT INTO jobs (id, account_id, request_id, kind, video_id, video_title,
             language, source, mode, status, error, credits_used, transcript_id, payload, webhook_url,
             attempts, lease_owner, lease_expires_at, next_run_at, created_at, started_at, completed_at,
             updated_at)
@@ -360,7 +312,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
             ${payload}::jsonb, ${job.webhookUrl}, ${job.attempts}, ${job.leaseOwner},
             ${toNullableDate(job.leaseExpiresAt)}, ${toNullableDate(job.nextRunAt)}, ${toDate(job.createdAt)},
             ${toNullableDate(job.startedAt)}, ${toNullableDate(job.completedAt)}, ${toDate(job.createdAt)})
-          RETURNING transcript_id`
+          RETURNING transcript_id AS "transcriptId"`)
         // Only the transcript reference can differ from what was written (null when it was gone).
         const [row] = yield* decodeInserted(rows)
         if (row === undefined) return yield* Effect.dieMessage("INSERT ... RETURNING gave no row")
@@ -372,7 +324,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
         const payload = yield* nullableJsonText(Api.FreeFormObject, job.payload)
         // The insert runs once whether or not the outer SELECT reads it; it inserts nothing when
         // no transcript was found. FOR KEY SHARE: a concurrent delete waits for the job's insert.
-        const statement = sql`${prepared(sql)}WITH served AS (
+        const statement = sql`WITH served AS (
             SELECT ${servedColumns} FROM transcripts
             WHERE ${ownedConditions(sql, job.accountId, job.videoId, filter)}
             ORDER BY created_at DESC, id DESC LIMIT 1 FOR KEY SHARE
@@ -390,9 +342,9 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
             RETURNING id
           )
           SELECT ${servedFields} FROM served`
-        // Every owned POST /transcribe runs it: the direct lane (`direct.ts`), the text compiled as
-        // the client compiles it, the columns named as the row's fields.
-        const rows = yield* direct(...statement.compile())
+        // Every owned POST /transcribe runs it: prepared, on the direct lane (`prepared.ts`,
+        // `direct.ts`), the text compiled as the client compiles it, the columns named as the row's fields.
+        const rows = yield* preparedQuery(statement)
         const [served] = yield* decodeServed(rows)
         return served === undefined ? Option.none() : Option.some(servedOf(served))
       }).pipe(operation("Jobs.insertServing")),

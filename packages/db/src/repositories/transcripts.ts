@@ -18,116 +18,22 @@ import {
   TranscriptSummary,
   Transcripts
 } from "@verbatim/core"
-import { Api, Ids, Language } from "@verbatim/domain"
-import { DateTime, Effect, Layer, Option, ParseResult, Schema } from "effect"
+import { Ids, Language } from "@verbatim/domain"
+import { Effect, Layer, Option, type ParseResult, Schema } from "effect"
 import { makeDirectQuery } from "../direct.js"
-import { prepared } from "../prepared.js"
-import { asFields, StoredSegments, Timestamp } from "./columns.js"
+import { makePreparedQuery } from "../prepared.js"
+import { asFields, Timestamp } from "./columns.js"
 import { operation, StoreConflict } from "./failure.js"
 import { countOf, totalOf } from "./page.js"
-
-/** Columns of a list item: the core's `TranscriptSummary`, its date as the driver gives it. */
-const SummaryFields = { ...TranscriptSummary.fields, createdAt: Timestamp }
-
-const Segments = TranscriptRecord.fields.segments
-
-const isCount = (value: unknown): value is number =>
-  typeof value === "number" && Number.isSafeInteger(value) && value >= 0
-const sourceKinds: ReadonlySet<unknown> = new Set(TranscriptSummary.fields.sourceKind.literals)
-const statuses: ReadonlySet<unknown> = new Set(TranscriptSummary.fields.status.literals)
-
-/**
- * A summary row as the drivers return it, its fields checked by type (ids, language and title as
- * text, counts as non-negative integers, kind and status among their values, the date a valid
- * `Date`), built in `TranscriptSummary`'s field order; undefined when a field is not what it should be.
- */
-const storedSummary = (value: unknown): TranscriptSummary | undefined => {
-  if (typeof value !== "object" || value === null) return undefined
-  const row = value as Record<string, unknown>
-  const { id, accountId, videoId, videoTitle, language, createdAt } = row
-  return typeof id === "string" &&
-    typeof accountId === "string" &&
-    typeof videoId === "string" &&
-    (videoTitle === null || typeof videoTitle === "string") &&
-    typeof language === "string" &&
-    sourceKinds.has(row.sourceKind) &&
-    statuses.has(row.status) &&
-    isCount(row.wordCount) &&
-    isCount(row.segmentCount) &&
-    isCount(row.durationSeconds) &&
-    isCount(row.creditsUsed) &&
-    createdAt instanceof Date &&
-    !Number.isNaN(createdAt.getTime())
-    ? {
-        id: id as Ids.TranscriptId,
-        accountId: accountId as Ids.AccountId,
-        videoId,
-        videoTitle,
-        language: language as Language.LanguageCode,
-        sourceKind: row.sourceKind as TranscriptSummary["sourceKind"],
-        status: row.status as TranscriptSummary["status"],
-        wordCount: row.wordCount,
-        segmentCount: row.segmentCount,
-        durationSeconds: row.durationSeconds,
-        creditsUsed: row.creditsUsed as TranscriptSummary["creditsUsed"],
-        createdAt: DateTime.unsafeFromDate(createdAt)
-      }
-    : undefined
-}
-
-/**
- * The rows of a list page (GET /transcripts, the hot path of a search), decoded by `storedSummary`
- * into the summaries the use case turns into list items: the columns' types and constraints already
- * hold what the field schemas would check again (uuid ids, non-negative counts, the kinds and
- * statuses), and going through the `TranscriptSummary` struct cost about 10 µs a row (issue 13).
- */
-const SummaryRow: Schema.Schema<TranscriptSummary, unknown> = Schema.transformOrFail(
-  Schema.Unknown,
-  Schema.declare((value): value is TranscriptSummary => typeof value === "object" && value !== null, {
-    identifier: "TranscriptSummary"
-  }),
-  {
-    strict: true,
-    decode: (value, _, ast) => {
-      const summary = storedSummary(value)
-      return summary === undefined
-        ? ParseResult.fail(new ParseResult.Type(ast, value, "expected a row of transcript metadata"))
-        : ParseResult.succeed(summary)
-    },
-    encode: (summary) => ParseResult.succeed(summary)
-  }
-)
-const SummaryWithSegmentsRow = Schema.Struct({ ...SummaryFields, segments: Segments })
-
-/**
- * A `transcripts` row: the core's `TranscriptRecord`, its date as the driver gives it, its segments
- * as this service stored them.
- */
-const RecordRow = Schema.Struct({
-  ...TranscriptRecord.fields,
-  segments: StoredSegments,
-  createdAt: Timestamp
-})
-
-/**
- * A record as `INSERT` writes it: its JSON columns as JSON text (node-postgres would send a
- * JavaScript array as a PostgreSQL array) and its date as a `timestamptz` parameter.
- */
-const InsertRow = Schema.Struct({
-  ...TranscriptRecord.fields,
-  segments: Schema.parseJson(TranscriptRecord.fields.segments),
-  summary: Schema.NullOr(Schema.parseJson(Api.FreeFormObject)),
-  mindMap: Schema.NullOr(Schema.parseJson(Api.FreeFormObject)),
-  asrIntelligence: Schema.NullOr(Schema.parseJson(Api.AsrIntelligence)),
-  createdAt: Timestamp
-})
-
-const summaryColumnList = `id, account_id, video_id, video_title, language, source_kind, status,
-    word_count, segment_count, duration_seconds, credits_used, created_at`
-
-/** The columns of a `RecordRow`. */
-const recordColumnList = `${summaryColumnList}, channel_id, text, segments, has_timestamps,
-    summary, mind_map, asr_intelligence`
+import {
+  InsertRow,
+  RecordRow,
+  recordColumnList,
+  SummaryRow,
+  SummaryWithSegmentsRow,
+  storedSummary,
+  summaryColumnList
+} from "./transcript-rows.js"
 
 /**
  * The account's succeeded transcripts of a video, narrowed by the filter's fields that are set,
@@ -214,58 +120,92 @@ const storeAttempts = 3
  */
 const pageColumns = asFields("page", summaryColumnList)
 
-/** Which optional parts a search statement has: the filters that are set, and the segments. */
-interface SearchShape {
-  readonly language: boolean
-  readonly createdFrom: boolean
-  readonly createdTo: boolean
-  readonly withSegments: boolean
+/** A search's optional filter: its condition on a column, the parameter's value when it is set. */
+interface SearchFilter {
+  readonly condition: string
+  readonly value: unknown
 }
 
-const searchShape = (query: SearchRequest, withSegments: boolean): SearchShape => ({
-  language: query.language !== undefined,
-  createdFrom: query.createdFrom !== undefined,
-  createdTo: query.createdTo !== undefined,
-  withSegments
-})
+/**
+ * The optional filters of a search, each with its bit in the statement's shape, in the order of
+ * their parameters: after the nine every search has, each set filter takes the next position.
+ */
+const searchFilters = (query: SearchRequest): ReadonlyArray<SearchFilter> => [
+  { condition: "language =", value: query.language },
+  { condition: "created_at >=", value: query.createdFrom },
+  { condition: "created_at <=", value: query.createdTo }
+]
+
+/** The search statement: its text (made once per shape, `SearchTexts`) and its parameters. */
+interface SearchStatement {
+  readonly text: string
+  readonly parameters: ReadonlyArray<unknown>
+}
 
 /**
- * The text of the search statement of a shape: the page of a search and its total in one statement
- * (one snapshot, one round trip), every row carrying the total in `total`. Its parameters: $1
- * account, $2 status, $3 the words as `websearch_to_tsquery` reads them, $4 the words as a video id, $5 the least total for which the
- * page is first looked for in the newest rows (`denseFactor` times $7), $6 how many newest rows
- * (twice $7), $7 the rows up to the page's end, $8 limit, $9 offset, then the language, the first
- * and the last date, each when set. The total counts the matches from the GIN index. Then, when
- * the matches are many (at least `denseFactor` times the rows up to the page's end), the page is
- * first looked for in the list's newest rows (twice the rows up to the page's end, in date order
- * from the account's index, each tested against the words): when they hold the page's rows, or
- * every match, these are the page. Otherwise the page is the newest matches from the GIN index,
- * sorted: the only plan before, which sorts every match (97,446 of 100,000 transcripts for a
- * common word: 60-80 ms) where the newest rows hold the page after a hundred. Never `prepared`:
- * PostgreSQL's generic plan of it (limits unknown) takes the sparse page from the date index too,
- * 1 s for a rare word at 100,000 transcripts against 1 ms planned with the values. Each shape's
- * text is made once: building the statement from fragments and compiling it on every request cost
- * about 0.1 ms (issue 13).
+ * The texts of the search statement made so far, by shape (which filters are set, whether segments
+ * are read): held by the repository, made with its layer.
  */
-const searchText = (shape: SearchShape): string => {
-  const key =
-    (shape.language ? 1 : 0) +
-    (shape.createdFrom ? 2 : 0) +
-    (shape.createdTo ? 4 : 0) +
-    (shape.withSegments ? 8 : 0)
-  const known = searchTexts[key]
-  if (known !== undefined) return known
-  let next = 10
-  const filter = [
-    "account_id = $1 AND status = $2",
-    ...(shape.language ? [`language = $${next++}`] : []),
-    ...(shape.createdFrom ? [`created_at >= $${next++}`] : []),
-    ...(shape.createdTo ? [`created_at <= $${next++}`] : [])
-  ].join(" AND ")
+type SearchTexts = Map<number, string>
+
+/**
+ * The search statement of a query: the page of a search and its total in one statement (one
+ * snapshot, one round trip), every row carrying the total in `total`. Its text and its parameters
+ * come from one list, so a parameter's position is the one its condition names. Parameters: $1
+ * account, $2 status, $3 the words as `websearch_to_tsquery` reads them, $4 the words as a video
+ * id, $5 the least total for which the page is first looked for in the newest rows (`denseFactor`
+ * times $7), $6 how many newest rows (twice $7), $7 the rows up to the page's end, $8 limit, $9
+ * offset, then the language, the first and the last date, each when set. The total counts the
+ * matches from the GIN index. Then, when the matches are many (at least `denseFactor` times the
+ * rows up to the page's end), the page is first looked for in the list's newest rows (twice the
+ * rows up to the page's end, in date order from the account's index, each tested against the
+ * words): when they hold the page's rows, or every match, these are the page. Otherwise the page is
+ * the newest matches from the GIN index, sorted: the only plan before, which sorts every match
+ * (97,446 of 100,000 transcripts for a common word: 60-80 ms) where the newest rows hold the page
+ * after a hundred. Never prepared: PostgreSQL's generic plan of it (limits unknown) takes the sparse
+ * page from the date index too, 1 s for a rare word at 100,000 transcripts against 1 ms planned with
+ * the values. Each shape's text is made once (`texts`): building the statement from fragments and
+ * compiling it on every request cost about 0.1 ms (issue 13).
+ */
+const searchStatement = (
+  texts: SearchTexts,
+  query: SearchRequest,
+  words: string,
+  withSegments: boolean
+): SearchStatement => {
+  const end = query.offset + query.limit
+  const parameters: Array<unknown> = [
+    query.accountId,
+    query.status,
+    isIdShaped(words) ? `"${words}"` : words,
+    words,
+    denseFactor * end,
+    2 * end,
+    end,
+    query.limit,
+    query.offset
+  ]
+  const conditions = ["account_id = $1 AND status = $2"]
+  let shape = withSegments ? 1 : 0
+  searchFilters(query).forEach((filter, at) => {
+    if (filter.value === undefined) return
+    parameters.push(filter.value)
+    conditions.push(`${filter.condition} $${parameters.length}`)
+    shape += 2 << at
+  })
+  const known = texts.get(shape)
+  if (known !== undefined) return { text: known, parameters }
+  const text = searchText(conditions.join(" AND "), withSegments)
+  texts.set(shape, text)
+  return { text, parameters }
+}
+
+/** The text of the search statement with its filter (`searchStatement`). */
+const searchText = (filter: string, withSegments: boolean): string => {
   const match = "(tsv @@ websearch_to_tsquery('english', $3) OR video_id = $4)"
   const newestFirst = "ORDER BY created_at DESC, id DESC"
   const paged = `${newestFirst} LIMIT $8 OFFSET $9`
-  const text = `WITH total AS MATERIALIZED (SELECT count(*)::int AS n FROM transcripts WHERE ${filter} AND ${match}),
+  return `WITH total AS MATERIALIZED (SELECT count(*)::int AS n FROM transcripts WHERE ${filter} AND ${match}),
       recent AS MATERIALIZED (
         SELECT ${summaryColumnList}, ${match} AS hit FROM transcripts
         WHERE ${filter} AND (SELECT n FROM total) >= $5
@@ -276,15 +216,12 @@ const searchText = (shape: SearchShape): string => {
         UNION ALL
         (SELECT ${summaryColumnList} FROM transcripts WHERE ${filter} AND ${match} AND NOT (SELECT found FROM dense) ${paged}))
       ${
-        shape.withSegments
+        withSegments
           ? `SELECT ${pageColumns}, t.segments, (SELECT n FROM total) AS total FROM page JOIN transcripts t ON t.id = page.id
               ORDER BY page.created_at DESC, page.id DESC`
           : `SELECT ${pageColumns}, (SELECT n FROM total) AS total FROM page ORDER BY page.created_at DESC, page.id DESC`
       }`
-  searchTexts[key] = text
-  return text
 }
-const searchTexts: Array<string | undefined> = []
 
 /** Builds the repository over the `SqlClient` in context. */
 export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
@@ -294,6 +231,8 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
 
   const summaryColumns = summaryColumnList
   const recordColumns = sql.literal(recordColumnList)
+  const recordFields = sql.literal(asFields("transcripts", recordColumnList))
+  const preparedQuery = yield* makePreparedQuery
 
   const insert = SqlSchema.findOne({
     Request: InsertRow,
@@ -376,27 +315,14 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
       ${newestFirst} LIMIT ${query.limit} OFFSET ${query.offset}`
 
   /**
-   * The page of a search and its total, in one statement (`searchText`), its rows as the decoders
-   * read them: the columns carry their field names (`pageColumns`), so the rows skip the client's
-   * name transform.
+   * The page of a search and its total, in one statement (`searchStatement`), its rows as the
+   * decoders read them: the columns carry their field names (`pageColumns`), so the rows skip the
+   * client's name transform.
    */
-  const searchStatement = (query: SearchRequest, words: string, withSegments: boolean) => {
-    const end = query.offset + query.limit
-    const parameters: Array<unknown> = [
-      query.accountId,
-      query.status,
-      isIdShaped(words) ? `"${words}"` : words,
-      words,
-      denseFactor * end,
-      2 * end,
-      end,
-      query.limit,
-      query.offset
-    ]
-    if (query.language !== undefined) parameters.push(query.language)
-    if (query.createdFrom !== undefined) parameters.push(query.createdFrom)
-    if (query.createdTo !== undefined) parameters.push(query.createdTo)
-    return direct(searchText(searchShape(query, withSegments)), parameters)
+  const searchTexts: SearchTexts = new Map()
+  const searchPage = (query: SearchRequest, words: string, withSegments: boolean) => {
+    const { text, parameters } = searchStatement(searchTexts, query, words, withSegments)
+    return direct(text, parameters)
   }
 
   const count = (query: SearchRequest, words: string) =>
@@ -426,7 +352,7 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
               : sql`WITH page AS MATERIALIZED (${pageOf(request)})
                 SELECT ${namedPageColumns} FROM page ORDER BY page.created_at DESC, page.id DESC`
                   .withoutTransform
-          : yield* searchStatement(request, words, query.includeSegments)
+          : yield* searchPage(request, words, query.includeSegments)
       const items: TranscriptPage["items"] = query.includeSegments
         ? yield* decodeSummariesWithSegments(rows)
         : yield* decodeSummaries(rows)
@@ -437,13 +363,14 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
       return { items, total } satisfies TranscriptPage
     })
 
+  // Prepared (`prepared.ts`): the owned read of POST /transcribe with a webhook, GET /transcripts/{video_id}.
   const ownedOf = SqlSchema.findAll({
     Request: OwnedRequest,
     Result: RecordRow,
     execute: (filter) =>
-      sql`${prepared(sql)}SELECT ${recordColumns} FROM transcripts
+      preparedQuery(sql`SELECT ${recordFields} FROM transcripts
         WHERE ${ownedConditions(sql, filter.accountId, filter.videoId, filter)}
-        ORDER BY created_at DESC, id DESC`
+        ORDER BY created_at DESC, id DESC`)
   })
 
   const deleted = (statement: Statement.Statement<unknown>) =>

@@ -27,13 +27,13 @@ const ids = (jobs: ReadonlyArray<JobRecord>) => jobs.map((item) => item.id)
 
 const encodeSegments = Schema.encodeSync(Schema.Array(Transcript.Segment))
 
-/** What serving reads of a stored transcript: with its segments' JSON text as `JSON.stringify` wrote their encoding. */
+/** What serving reads of a stored transcript: with its segments' JSON text, their schema's encoding. */
 const servedOf = (record: TranscriptRecord): ServedTranscript => ({
   ...Struct.pick(
     record,
     ...(Object.keys(ServedTranscript.fields) as Array<keyof typeof ServedTranscript.fields>)
   ),
-  segmentsJson: JSON.stringify(encodeSegments(record.segments))
+  segmentsJson: Transcript.encodeSegmentsJson(record.segments)
 })
 
 /** A new processing job of the test lane, not claimed yet. */

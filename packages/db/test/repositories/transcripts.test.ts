@@ -298,7 +298,7 @@ describeEachDatabase(
         Effect.gen(function* () {
           const { transcripts } = yield* repositories
           const account = yield* newAccount()
-          // Each combination is a statement of its own (`searchText`): its parameters are numbered by
+          // Each combination is a statement of its own (`searchStatement`): its parameters are numbered by
           // the filters that are set, and its rows carry the fields' names without the client's renaming.
           const records = Array.from({ length: 8 }, (_, i) =>
             transcript(account.id, {

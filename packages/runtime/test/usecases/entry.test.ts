@@ -4,9 +4,18 @@
  * idempotency themselves, and `admit` answers the rate limit's verdict after reporting it.
  */
 import { expect, layer } from "@effect/vitest"
-import { Access, admit, Idempotency, Idempotent, idempotentEndpoints, Transcribe } from "@verbatim/core"
+import {
+  Access,
+  admit,
+  answerValues,
+  Idempotency,
+  Idempotent,
+  idempotentEndpoints,
+  PreEncodedCompleted,
+  Transcribe
+} from "@verbatim/core"
 import { Api } from "@verbatim/domain"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import {
   books,
   createAccount,
@@ -59,6 +68,41 @@ layer(useCasesLayer(), suiteOptions)("core's request policy", (it) => {
           Effect.dieMessage("the kept answer must be served")
         )
         expect(other).toEqual(first)
+      })
+  )
+
+  it.effect(
+    "Idempotent.transcribePreEncoded keeps the plain answer under the key: REST and MCP replay the same JSON",
+    () =>
+      Effect.gen(function* () {
+        const idempotency = yield* Idempotency
+        const transcribe = yield* Transcribe
+        const account = yield* createAccount({ credits: 10 })
+        const request = transcribeRequest({ video: videos.manualOnly, mode: "captions_only" })
+        // Owned first, so that the keyed answer serves its segments as their stored text.
+        yield* transcribe.transcribe(account, request)
+        const first = yield* Idempotent.transcribePreEncoded(idempotency, transcribe)(
+          account,
+          request,
+          "policy-key-3"
+        )
+        if (!(first instanceof PreEncodedCompleted)) return expect.fail(JSON.stringify(first))
+        expect(Option.isSome(first.segmentsJson)).toBe(true)
+        const encode = Schema.encodeSync(Api.TranscribeResponse)
+        const expected = JSON.stringify(encode(answerValues(first)))
+        const overMcp = yield* Idempotent.transcribe(idempotency, transcribe)(
+          account,
+          request,
+          "policy-key-3"
+        )
+        expect(JSON.stringify(encode(overMcp))).toBe(expected)
+        const again = yield* Idempotent.transcribePreEncoded(idempotency, transcribe)(
+          account,
+          request,
+          "policy-key-3"
+        )
+        expect(again).toBeInstanceOf(Api.TranscribeCompleted)
+        expect(JSON.stringify(encode(answerValues(again)))).toBe(expected)
       })
   )
 

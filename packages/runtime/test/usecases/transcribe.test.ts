@@ -7,9 +7,9 @@
  * video (decision 2), and the estimate, which charges and records nothing.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { type Account, Transcribe } from "@verbatim/core"
+import { type Account, completedValues, PreEncodedCompleted, Transcribe } from "@verbatim/core"
 import { Api, Asr, type Errors, Pricing, Transcript } from "@verbatim/domain"
-import { Clock, DateTime, Effect, Either, Schema } from "effect"
+import { Clock, DateTime, Effect, Either, Option, Schema } from "effect"
 import {
   createAccount,
   estimateRequest,
@@ -155,6 +155,33 @@ layer(useCasesLayer(), suiteOptions)("Transcribe (captions path) on the producti
           expect(balance).toBe(4)
           expect(charges).toHaveLength(1)
           expect(charges[0]?.jobId).toBe(first.job_id)
+        })
+    )
+
+    it.effect(
+      "serves an owned transcript's segments as their stored JSON text to an entry point that writes JSON",
+      () =>
+        Effect.gen(function* () {
+          const account = yield* createAccount({ credits: 5 })
+          const first = yield* completed(account, { video: videos.manualOnly })
+          const useCase = yield* Transcribe
+          const again = yield* useCase.transcribePreEncoded(
+            account,
+            transcribeRequest({ video: videos.manualOnly })
+          )
+          if (!(again instanceof PreEncodedCompleted)) return expect.fail(JSON.stringify(again))
+          // The stored text is the schema's encoding of the segments the first answer carried.
+          expect(Option.getOrThrow(again.segmentsJson)).toBe(
+            Transcript.encodeSegmentsJson(first.data.transcript.segments)
+          )
+          expect(again.answer.data.transcript.segments).toEqual([])
+          expect(completedValues(again).data).toEqual(first.data)
+          // Paragraphs and words asked for: still the stored text where the segments hold no words.
+          const words = yield* useCase.transcribePreEncoded(
+            account,
+            transcribeRequest({ video: videos.manualOnly, format: { paragraphs: true, words: true } })
+          )
+          expect(words instanceof PreEncodedCompleted && Option.isSome(words.segmentsJson)).toBe(true)
         })
     )
 
