@@ -37,6 +37,7 @@ import {
   type SharedCache,
   type SignedPutReceiver,
   type SpeechToText,
+  sweepsBackground,
   type ThemesEngine,
   ThemesLive,
   type ThemesSettings,
@@ -276,7 +277,8 @@ export const workerSettingsOf = (
 
 /**
  * The registry of background work of a process that runs work: the worker's jobs and webhook
- * deliveries, batch items and theme detections, each feature's lanes, reconciler and sweeps.
+ * deliveries, batch items and theme detections (each feature's lanes and reconciler), and the
+ * sweeps, each a feature of its own (stale credit holds, uploads, idempotency keys, OAuth rows).
  */
 export const backgroundWorkOn = (work: WorkSettings) =>
   Layer.effect(
@@ -291,7 +293,8 @@ export const backgroundWorkOn = (work: WorkSettings) =>
           concurrency: work.batchConcurrency,
           leaseMs: settings.leaseMs
         }),
-        yield* themesBackground({ owner: settings.owner, leaseMs: settings.leaseMs })
+        yield* themesBackground({ owner: settings.owner, leaseMs: settings.leaseMs }),
+        ...(yield* sweepsBackground)
       ]
     })
   )

@@ -19,10 +19,8 @@
  * - Reconciling: PostgreSQL is the record; every `reconcileEveryMs` the worker offers again every
  *   runnable job and due delivery (a queue that lost items, a lease that expired). The queue's
  *   deduplication keeps that from doubling work, and the claim keeps a duplicate from running.
- *   It also releases the credit holds whose work is gone (`credit-holds.ts`), sweeps the files of
- *   expired and transcribed uploads (when `MediaUploads` is provided),
- *   and the rows only ever refused once expired: idempotency keys, OAuth codes and tokens (when
- *   their stores are provided), at most `expiredSweepLimit` of each a round.
+ *   (The sweeps, of stale credit holds, uploads, idempotency keys and OAuth rows, are features of
+ *   their own in the registry: `sweeps.ts`.)
  * - Shutdown: closing the scope stops taking items; a handler still running after the grace period
  *   is interrupted and its job handed back at once, so another worker takes it without waiting
  *   for the lease to expire.
@@ -48,20 +46,13 @@ import {
 } from "effect"
 import type { PersistenceError } from "../errors.js"
 import { Accounts } from "../ports/accounts.js"
-import { IdempotencyKeys } from "../ports/idempotency.js"
 import { type ClaimedJob, type JobKind, type JobRecord, Jobs } from "../ports/jobs.js"
-import { Ledger } from "../ports/ledger.js"
-import { OAuthStore } from "../ports/oauth.js"
 import { Secrets } from "../ports/secrets.js"
 import { WebhookDeliveries } from "../ports/webhook-deliveries.js"
 import { type WebhookOutcome, WebhookSender } from "../ports/webhooks.js"
 import { type WorkItem, WorkQueue } from "../ports/work-queue.js"
-import { releaseStaleHolds } from "./credit-holds.js"
-import { sweepExpiredIdempotencyKeys } from "./idempotency.js"
 import { JobLifecycle, type Outcome, type Settled, type Settling, webhookLane } from "./job-lifecycle.js"
 import { type BackgroundFeature, heartbeat } from "./lanes.js"
-import { sweepExpiredOAuth } from "./oauth.js"
-import { MediaUploads } from "./tags.js"
 
 /** A handler asks for the job to run again later (a transient failure). */
 export interface Retry {
@@ -83,9 +74,6 @@ export class JobHandlers extends Context.Tag("@verbatim/core/JobHandlers")<
   JobHandlers,
   ReadonlyMap<JobKind, JobHandler>
 >() {}
-
-/** How many expired idempotency keys, and OAuth codes and tokens, one reconcile round removes at most. */
-export const expiredSweepLimit = 500
 
 export interface LaneSettings {
   readonly lane: JobKind
@@ -314,16 +302,12 @@ export const WorkerLive = Layer.scoped(
     const settings = yield* WorkerSettings
     const handlers = yield* JobHandlers
     const jobs = yield* Jobs
-    const ledger = yield* Ledger
     const lifecycle = yield* JobLifecycle
     const queue = yield* WorkQueue
     const deliveries = yield* WebhookDeliveries
     const accounts = yield* Accounts
     const sender = yield* WebhookSender
     const secrets = yield* Secrets
-    const uploads = yield* Effect.serviceOption(MediaUploads)
-    const idempotencyKeys = yield* Effect.serviceOption(IdempotencyKeys)
-    const oauth = yield* Effect.serviceOption(OAuthStore)
     const owner = settings.owner
     /** Completed when shutdown begins: handlers still running a grace period later are handed back. */
     const stopping = yield* Deferred.make<void>()
@@ -637,37 +621,6 @@ export const WorkerLive = Layer.scoped(
           key: `${delivery.id}:${delivery.attempts}`
         }))
       ])
-      // Credit holds whose work is gone (a job finished or removed without closing its hold, a
-      // request's hold expired) are released on the same rhythm.
-      yield* releaseStaleHolds.pipe(
-        Effect.provideService(Ledger, ledger),
-        Effect.catchAllCause((cause) =>
-          Effect.logWarning("releasing stale credit holds failed; trying again", cause)
-        )
-      )
-      // Files of expired or transcribed uploads go on the same rhythm.
-      if (Option.isSome(uploads)) {
-        yield* uploads.value.sweep.pipe(
-          Effect.catchAllCause((cause) => Effect.logWarning("sweeping uploads failed; trying again", cause))
-        )
-      }
-      // So do the rows only ever refused once expired.
-      if (Option.isSome(idempotencyKeys)) {
-        yield* sweepExpiredIdempotencyKeys(expiredSweepLimit).pipe(
-          Effect.provideService(IdempotencyKeys, idempotencyKeys.value),
-          Effect.catchAllCause((cause) =>
-            Effect.logWarning("sweeping expired idempotency keys failed; trying again", cause)
-          )
-        )
-      }
-      if (Option.isSome(oauth)) {
-        yield* sweepExpiredOAuth(expiredSweepLimit).pipe(
-          Effect.provideService(OAuthStore, oauth.value),
-          Effect.catchAllCause((cause) =>
-            Effect.logWarning("sweeping expired OAuth codes and tokens failed; trying again", cause)
-          )
-        )
-      }
       return runnable.length + due.length
     }).pipe(
       Effect.catchAllCause((cause) =>

@@ -7,7 +7,17 @@
  */
 import { expect, layer } from "@effect/vitest"
 import { AssemblyAiStandIn, standInEngine } from "@verbatim/assemblyai/testing"
-import { type Account, Jobs, jobHoldKey, Ledger, Transcribe, VideoPlatform, Worker } from "@verbatim/core"
+import {
+  type Account,
+  BackgroundWork,
+  Jobs,
+  jobHoldKey,
+  Ledger,
+  reconcileOnce,
+  Transcribe,
+  VideoPlatform,
+  Worker
+} from "@verbatim/core"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Api, type Ids } from "@verbatim/domain"
 import { DateTime, Effect, Either, Layer, Option } from "effect"
@@ -163,7 +173,7 @@ layer(wiring, suiteOptions)("credit holds on the production wiring", (it) => {
         expect(Option.isSome(settled)).toBe(true)
         expect(yield* ledger.funds(account.id)).toEqual({ balance: 2, held: 2, available: 0 })
 
-        yield* Effect.scoped(Effect.flatMap(Worker, (w) => w.reconcile)).pipe(Effect.provide(worker))
+        yield* Effect.scoped(Effect.flatMap(BackgroundWork, reconcileOnce)).pipe(Effect.provide(worker))
         expect(yield* ledger.funds(account.id)).toEqual({ balance: 2, held: 1, available: 1 })
         const statuses = new Map((yield* ledger.holds(account.id)).map((hold) => [hold.jobId, hold.status]))
         expect(statuses.get(gone)).toBe("released")

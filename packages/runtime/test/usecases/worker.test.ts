@@ -14,13 +14,14 @@
 import { randomUUID } from "node:crypto"
 import { expect, layer } from "@effect/vitest"
 import {
+  BackgroundWork,
   IdempotencyKeys,
   JobLifecycle,
   type JobRecord,
   Jobs,
   OAuthStore,
   oauthLifetimes,
-  Worker,
+  reconcileOnce,
   WorkQueue
 } from "@verbatim/core"
 import type { Ids } from "@verbatim/domain"
@@ -249,9 +250,7 @@ layer(useCasesLayer(), suiteOptions)("the worker on the production wiring", (it)
         yield* store.saveToken(expiredAccess)
         yield* store.saveToken(liveRefresh)
 
-        yield* Effect.scoped(Effect.flatMap(Worker, (worker) => worker.reconcile)).pipe(
-          Effect.provide(workers(1))
-        )
+        yield* Effect.scoped(Effect.flatMap(BackgroundWork, reconcileOnce)).pipe(Effect.provide(workers(1)))
 
         expect(Option.isSome(yield* keys.get(account.id, "POST /transcribe", "expired"))).toBe(false)
         expect(Option.isSome(yield* keys.get(account.id, "POST /transcribe", "live"))).toBe(true)
