@@ -15,8 +15,9 @@ import {
   ManagedRuntime,
   Option,
   Redacted,
-  Schedule,
-  type Scope
+  type Scope,
+  TestClock,
+  TestContext
 } from "effect"
 import type { Redis } from "ioredis"
 import {
@@ -76,6 +77,9 @@ export const cleanupLayer = (url: Redacted.Redacted<string>, prefix: string): La
 
 export type QueueName = "memory" | "redis"
 
+/** How a test lets time pass: `TestClock.adjust` on the test clock, a real sleep on the live one. */
+export type LetPass = (duration: Duration.DurationInput) => Effect.Effect<void>
+
 /** What a suite may need besides the port. */
 export interface QueueKit {
   readonly name: QueueName
@@ -85,6 +89,12 @@ export interface QueueKit {
   readonly dropConnections: Effect.Effect<number>
   /** The Redis key prefix of the suite ("" in memory). */
   readonly prefix: string
+  /**
+   * Lets time pass for the suite's queue: in memory, whose delays run on Effect's `Clock`, the suite
+   * runs on the test clock and this adjusts it; on Redis it sleeps (BullMQ's delays and locks keep
+   * real time).
+   */
+  readonly letPass: LetPass
 }
 
 export class TestQueue extends Context.Tag("test/TestQueue")<TestQueue, QueueKit>() {}
@@ -122,6 +132,7 @@ const killConnections = (url: Redacted.Redacted<string>, id: string): Effect.Eff
     })
   )
 
+/** The memory queue on a test clock of its own, which its suite's tests run on too. */
 const memoryImplementation: TestQueueImplementation = {
   name: "memory",
   layer: () =>
@@ -131,9 +142,10 @@ const memoryImplementation: TestQueueImplementation = {
         name: "memory",
         flush: Effect.void,
         dropConnections: Effect.succeed(0),
-        prefix: ""
+        prefix: "",
+        letPass: TestClock.adjust
       })
-    )
+    ).pipe(Layer.provideMerge(TestContext.TestContext))
 }
 
 const redisImplementation = (url: Redacted.Redacted<string>): TestQueueImplementation => ({
@@ -148,7 +160,8 @@ const redisImplementation = (url: Redacted.Redacted<string>): TestQueueImplement
             name: "redis" as const,
             flush: deleteKeys(client, prefix),
             dropConnections: killConnections(url, id),
-            prefix
+            prefix,
+            letPass: Effect.sleep
           }))
         )
         const queue = RedisWorkQueue.layer({
@@ -174,8 +187,9 @@ export const queues: ReadonlyArray<TestQueueImplementation> = [
 
 /**
  * `describe`s the suite once per queue (`"<name> [memory]"`, `"<name> [redis]"`), each with its
- * own fresh queue shared by the suite's tests (use a fresh lane per test). Tests run on the live
- * clock.
+ * own fresh queue shared by the suite's tests (use a fresh lane per test). The memory suite runs on
+ * the test clock its layer brings (one per suite); the Redis suite on the live clock, as Redis and
+ * BullMQ keep real time. Tests let time pass with the kit's `letPass`, never with `Effect.sleep`.
  */
 export const describeEachQueue = (
   name: string,
@@ -201,24 +215,39 @@ export const freshLane = (label = "lane"): string => {
   return `${label}-${laneCounter}-${randomUUID().slice(0, 8)}`
 }
 
-/** Polls `check` until it holds (every 20 ms), failing the test after `within`. */
+/**
+ * Polls `check` until it holds, letting 20 ms pass between tries (`letPass`: a real sleep unless
+ * told), failing the test once `within` has passed that way.
+ */
 export const eventually = <E, R>(
   check: Effect.Effect<boolean, E, R>,
-  within: Duration.DurationInput = Duration.seconds(10)
-): Effect.Effect<void, E | Error, R> =>
-  check.pipe(
-    Effect.repeat({ schedule: Schedule.spaced(Duration.millis(20)), until: (ok) => ok }),
-    Effect.asVoid,
-    Effect.timeoutFail({ duration: within, onTimeout: () => new Error("condition not reached in time") })
-  )
+  within: Duration.DurationInput = Duration.seconds(10),
+  letPass: LetPass = Effect.sleep
+): Effect.Effect<void, E | Error, R> => {
+  const step = Duration.millis(20)
+  const attempt = (left: number): Effect.Effect<void, E | Error, R> =>
+    Effect.flatMap(check, (ok) =>
+      ok
+        ? Effect.void
+        : left <= 0
+          ? Effect.fail(new Error("condition not reached in time"))
+          : Effect.zipRight(letPass(step), attempt(left - 1))
+    )
+  return attempt(Math.ceil(Duration.toMillis(within) / Duration.toMillis(step)))
+}
 
-/** Waits until the lane has nothing waiting, delayed or active. */
-export const drained = (lane: string): Effect.Effect<void, unknown, WorkQueue> =>
+/** Waits until the lane has nothing waiting, delayed or active (`letPass` as in `eventually`). */
+export const drained = (
+  lane: string,
+  letPass: LetPass = Effect.sleep
+): Effect.Effect<void, unknown, WorkQueue> =>
   eventually(
     Effect.map(
       Effect.flatMap(WorkQueue, (queue) => queue.depth(lane)),
       (depth) => depth.waiting === 0 && depth.delayed === 0 && depth.active === 0
-    )
+    ),
+    Duration.seconds(10),
+    letPass
   )
 
 export type LimiterName = "memory" | "redis"

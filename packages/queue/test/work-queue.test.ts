@@ -1,11 +1,12 @@
 /**
- * The work queue's semantics (core's `WorkQueue` port), on every implementation: memory always,
- * Redis when `REDIS_URL` is set.
+ * The work queue's semantics (core's `WorkQueue` port), on every implementation: memory always (on
+ * the test clock), Redis when `REDIS_URL` is set (on the live clock: BullMQ and Redis keep real
+ * time). Time passes through the kit's `letPass` only, so each test reads the same on both.
  */
 import { expect } from "@effect/vitest"
 import { QueueError, type WorkItem, type WorkOffer, WorkQueue } from "@verbatim/core"
-import { Deferred, Duration, Effect, Exit, FastCheck as fc, Queue, Ref, Runtime } from "effect"
-import { describeEachQueue, drained, eventually, freshLane } from "./harness.js"
+import { Clock, Deferred, Duration, Effect, Exit, FastCheck as fc, Queue, Ref, Runtime } from "effect"
+import { describeEachQueue, drained, eventually, freshLane, TestQueue } from "./harness.js"
 
 const offers = (lane: string, accountId: string, count: number, from = 0): Array<WorkOffer> =>
   Array.from({ length: count }, (_, i) => ({ lane, id: `${accountId}-${from + i}`, accountId }))
@@ -31,6 +32,20 @@ const takeN = (seen: Queue.Queue<WorkItem>, n: number) =>
     })
   )
 
+/** Lets `duration` pass for the suite's queue (see `QueueKit.letPass`). */
+const letPass = (duration: Duration.DurationInput) =>
+  Effect.flatMap(TestQueue, (kit) => kit.letPass(duration))
+
+/** Waits until the lane is drained, time passing as the suite's queue lets it. */
+const drainedLane = (lane: string) => Effect.flatMap(TestQueue, (kit) => drained(lane, kit.letPass))
+
+/**
+ * Runs `effect` while time passes in 5 ms steps, so the handlers' own waits end. Each step is
+ * uninterruptible: a `TestClock.adjust` cut short may have taken a sleep off the clock unwoken.
+ */
+const asTimePasses = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.raceFirst(effect, Effect.forever(Effect.uninterruptible(letPass(Duration.millis(5)))))
+
 describeEachQueue("WorkQueue", (it, implementation) => {
   it.scoped("delivers every offered item exactly once", () =>
     Effect.gen(function* () {
@@ -43,8 +58,8 @@ describeEachQueue("WorkQueue", (it, implementation) => {
       yield* queue.offer(all.slice(10, 25))
       yield* queue.offer(all.slice(25))
       const delivered = yield* takeN(seen, all.length)
-      yield* drained(lane)
-      yield* Effect.sleep(Duration.millis(200))
+      yield* drainedLane(lane)
+      yield* letPass(Duration.millis(200))
       expect(yield* Queue.size(seen)).toBe(0)
       expect(delivered.map((item) => item.id).sort()).toEqual(all.map((item) => item.id).sort())
       for (const item of delivered) {
@@ -67,7 +82,7 @@ describeEachQueue("WorkQueue", (it, implementation) => {
       expect(yield* queue.depth(lane)).toEqual({ waiting: 2, delayed: 0, active: 0 })
       const seen = yield* record(lane, 2)
       const delivered = yield* takeN(seen, 2)
-      yield* drained(lane)
+      yield* drainedLane(lane)
       expect(yield* Queue.size(seen)).toBe(0)
       expect(delivered.map((item) => [item.id, item.key]).sort()).toEqual([
         ["job-1", "job-1"],
@@ -90,14 +105,14 @@ describeEachQueue("WorkQueue", (it, implementation) => {
       yield* queue.offer([{ lane, id: "row-1", accountId: "a" }])
       expect(yield* queue.depth(lane)).toEqual({ waiting: 0, delayed: 0, active: 1 })
       yield* Queue.offer(release, undefined)
-      yield* drained(lane)
-      yield* Effect.sleep(Duration.millis(100))
+      yield* drainedLane(lane)
+      yield* letPass(Duration.millis(100))
       expect(yield* Queue.size(started)).toBe(0)
       // Finished: the same key is a new item.
       yield* queue.offer([{ lane, id: "row-1", accountId: "a" }])
       expect((yield* Queue.take(started)).id).toBe("row-1")
       yield* Queue.offer(release, undefined)
-      yield* drained(lane)
+      yield* drainedLane(lane)
     })
   )
 
@@ -117,12 +132,9 @@ describeEachQueue("WorkQueue", (it, implementation) => {
       const lane = freshLane()
       const started = yield* Queue.unbounded<{ id: string; at: number }>()
       yield* queue.consume(lane, { concurrency: 2 }, (item) =>
-        Effect.flatMap(
-          Effect.sync(() => Date.now()),
-          (at) => Queue.offer(started, { id: item.id, at })
-        )
+        Effect.flatMap(Clock.currentTimeMillis, (at) => Queue.offer(started, { id: item.id, at }))
       )
-      const before = Date.now()
+      const before = yield* Clock.currentTimeMillis
       yield* queue.offer([
         { lane, id: "later", accountId: "a", delayMs: 700 },
         { lane, id: "now", accountId: "a" }
@@ -130,7 +142,12 @@ describeEachQueue("WorkQueue", (it, implementation) => {
       const first = yield* Queue.take(started)
       expect(first.id).toBe("now")
       expect((yield* queue.depth(lane)).delayed).toBe(1)
-      const second = yield* Queue.take(started)
+      if (implementation.name === "memory") {
+        // On the test clock the delay is exact: nothing is delivered a millisecond before it.
+        yield* letPass(Duration.millis(699))
+        expect(yield* Queue.size(started)).toBe(0)
+      }
+      const second = yield* asTimePasses(Queue.take(started))
       expect(second.id).toBe("later")
       expect(second.at - before).toBeGreaterThanOrEqual(700)
     })
@@ -153,7 +170,7 @@ describeEachQueue("WorkQueue", (it, implementation) => {
         })
       )
       yield* queue.offer([...offers(lane, "a", 20), ...offers(lane, "b", 10)])
-      yield* Effect.forEach(Array.from({ length: 30 }), () => Queue.take(done))
+      yield* asTimePasses(Effect.forEach(Array.from({ length: 30 }), () => Queue.take(done)))
       expect(yield* Ref.get(most)).toBe(3)
     })
   )
@@ -189,10 +206,12 @@ describeEachQueue("WorkQueue", (it, implementation) => {
       const lane = freshLane()
       yield* queue.offer(offers(lane, "a", 6))
       const seen = yield* record(lane, 1, 50)
-      const firstHalf = yield* takeN(seen, 3)
+      const firstHalf = yield* asTimePasses(takeN(seen, 3))
       yield* queue.offer(offers(lane, "a", 3, 6))
       yield* queue.offer(offers(lane, "b", 2))
-      const rest = yield* takeN(seen, 8)
+      const rest = yield* asTimePasses(takeN(seen, 8))
+      // The last item's hold ends, so closing the consumer does not wait for time that never passes.
+      yield* letPass(Duration.millis(50))
       const order = [...firstHalf, ...rest].map((item) => item.id)
       expect(order.filter((id) => id.startsWith("a-"))).toEqual(Array.from({ length: 9 }, (_, i) => `a-${i}`))
       // b's first item waits for at most the item in hand and one more of a.
@@ -263,7 +282,7 @@ describeEachQueue("WorkQueue", (it, implementation) => {
         { lane, id: "fine", accountId: "a" }
       ])
       expect(yield* Queue.take(done)).toBe("fine")
-      yield* drained(lane)
+      yield* drainedLane(lane)
       // Finished, even though it died: the key is free again.
       yield* queue.offer([
         { lane, id: "boom", accountId: "a" },
@@ -290,11 +309,11 @@ describeEachQueue("WorkQueue", (it, implementation) => {
           yield* queue.offer([{ lane, id: "slow", accountId: "a" }])
           yield* Deferred.await(started)
         })
-      )
+      ).pipe(asTimePasses)
       expect(yield* Ref.get(finished)).toBe(true)
-      yield* drained(lane)
+      yield* drainedLane(lane)
       yield* queue.offer([{ lane, id: "orphan", accountId: "a" }])
-      yield* Effect.sleep(Duration.millis(300))
+      yield* letPass(Duration.millis(300))
       expect(yield* queue.depth(lane)).toEqual({ waiting: 1, delayed: 0, active: 0 })
       // A new consumer picks it up.
       const seen = yield* record(lane, 1)
@@ -321,8 +340,11 @@ describeEachQueue("WorkQueue", (it, implementation) => {
       // Runs before the consumer's finalizer, which waits for the handler in hand.
       yield* Effect.addFinalizer(() => Deferred.succeed(release, undefined))
       yield* Queue.take(started)
+      const kit = yield* TestQueue
       yield* eventually(
-        Effect.map(queue.depth(lane), (d) => d.waiting === 2 && d.delayed === 2 && d.active === 1)
+        Effect.map(queue.depth(lane), (d) => d.waiting === 2 && d.delayed === 2 && d.active === 1),
+        Duration.seconds(10),
+        kit.letPass
       )
     }).pipe(Effect.timeout(Duration.seconds(20)))
   )
