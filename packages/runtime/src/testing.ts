@@ -32,7 +32,7 @@ import { persistenceLayer, TestDatabaseLive } from "@verbatim/db"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Ids } from "@verbatim/domain"
 import { NodeWebhookSender } from "@verbatim/webhooks"
-import { DateTime, Duration, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { DateTime, Duration, Effect, Layer, Option, Redacted, Schedule, TestClock } from "effect"
 import { demoPlatform, type ExtraJobLane, queuesFor, workerOn } from "./layers.js"
 import { noSpeechToText, speechHint, storageFor } from "./media.js"
 import * as NodeSecrets from "./node-secrets.js"
@@ -220,3 +220,15 @@ export const eventually = <A, E, R>(
       onTimeout: () => `timed out waiting for ${what}`
     })
   ) as Effect.Effect<A, E | string, R>
+
+/**
+ * Runs `effect` on the test clock while the clock moves on in `step`s (10 ms by default), for what
+ * waits on Effect's clock while it also waits on real I/O (a request polling the database until its
+ * wait is over): a single `TestClock.adjust` could come before the wait has begun. Each step is
+ * uninterruptible: an adjust cut short may have taken a sleep off the clock without waking it.
+ */
+export const asTimePasses = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  step: Duration.DurationInput = Duration.millis(10)
+): Effect.Effect<A, E, R> =>
+  Effect.raceFirst(effect, Effect.forever(Effect.uninterruptible(TestClock.adjust(step))))

@@ -1,6 +1,7 @@
 /**
  * Themes on the production wiring (no worker running: the tests run detection items themselves),
- * on PGlite and on PostgreSQL when DATABASE_URL is set:
+ * on PGlite and on PostgreSQL when DATABASE_URL is set, on the test clock (leases and the POST's
+ * wait run on Effect's clock; the clock is moved, nothing sleeps):
  *
  * - a detection whose worker died (its lease held, then expired) is offered again by the
  *   reconciler and finished by another worker, charged once;
@@ -22,17 +23,10 @@ import {
   WorkQueue
 } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
-import { DateTime, Effect, Layer, Option } from "effect"
+import { DateTime, Duration, Effect, Layer, Option, TestClock } from "effect"
 import { servicesOn, testThemes, themesEngineFor } from "../../src/index.js"
-import { testInfrastructure } from "../../src/testing.js"
-import {
-  createAccount,
-  expectBalancedBooks,
-  query,
-  suiteOptions,
-  transcriptRecord,
-  videos
-} from "./support.js"
+import { asTimePasses, testInfrastructure } from "../../src/testing.js"
+import { createAccount, expectBalancedBooks, query, transcriptRecord, videos } from "./support.js"
 
 /** Videos whose detection the scripted engine answers with anchors outside the transcript. */
 const misplacedVideo = videos.manualOnly
@@ -82,20 +76,24 @@ const themesQuery = (fields: Record<string, string> = {}) => query(Api.ThemesQue
 const recordOf = (account: Account, transcript: TranscriptRecord) =>
   Effect.flatMap(ThemesStore, (s) => s.find(account.id, transcript.id)).pipe(Effect.map(Option.getOrThrow))
 
+/** POSTs themes: no worker takes the item, so the POST answers 202 once its wait is over. */
+const unlock = (account: Account, videoId: string) =>
+  Effect.flatMap(Themes, (themes) => asTimePasses(themes.unlock(account, videoId, themesQuery())))
+
 /** Runs the detection item of a record as the worker `owner` would. */
 const runAs = (owner: string, account: Account, id: string, leaseMs = 30_000) =>
   Effect.flatMap(Themes, (themes) =>
     themes.runItem({ lane: "themes", id, accountId: account.id }, owner, leaseMs)
   )
 
-layer(wiring, suiteOptions)("themes use cases", (it) => {
+layer(wiring, { timeout: "60 seconds" })("themes use cases", (it) => {
   it.effect("a detection whose worker died is offered again and finished by another, charged once", () =>
     Effect.gen(function* () {
       const themes = yield* Themes
       const account = yield* createAccount({ credits: 5 })
       const transcript = yield* store(transcriptRecord(account))
       // No worker consumes the lane here: the POST waits, then answers 202.
-      const posted = yield* themes.unlock(account, transcript.videoId, themesQuery())
+      const posted = yield* unlock(account, transcript.videoId)
       expect(posted).toBeInstanceOf(Api.ThemesProcessing)
       const record = yield* recordOf(account, transcript)
       // A worker claims it with a short lease and dies.
@@ -109,7 +107,7 @@ layer(wiring, suiteOptions)("themes use cases", (it) => {
       expect(Option.isSome(dead)).toBe(true)
       yield* runAs("alive", account, record.id)
       expect((yield* recordOf(account, transcript)).status).toBe("processing")
-      yield* Effect.sleep("100 millis")
+      yield* TestClock.adjust(Duration.millis(100))
       const queue = yield* WorkQueue
       const before = (yield* queue.depth("themes")).waiting
       expect(yield* themes.reconcile).toBeGreaterThanOrEqual(1)
@@ -132,9 +130,7 @@ layer(wiring, suiteOptions)("themes use cases", (it) => {
       const transcript = yield* store(transcriptRecord(account, { videoId: videos.autoOnly }))
       const waiting = Effect.map(queue.depth("themes"), (depth) => depth.waiting)
       const before = yield* waiting
-      expect(yield* themes.unlock(account, transcript.videoId, themesQuery())).toBeInstanceOf(
-        Api.ThemesProcessing
-      )
+      expect(yield* unlock(account, transcript.videoId)).toBeInstanceOf(Api.ThemesProcessing)
       expect(yield* waiting).toBe(before + 1)
       expect(yield* themes.reconcile).toBeGreaterThanOrEqual(1)
       expect(yield* themes.reconcile).toBeGreaterThanOrEqual(1)
@@ -148,9 +144,7 @@ layer(wiring, suiteOptions)("themes use cases", (it) => {
       const themesStore = yield* ThemesStore
       const account = yield* createAccount({ credits: 2 })
       const transcript = yield* store(transcriptRecord(account))
-      expect(yield* themes.unlock(account, transcript.videoId, themesQuery())).toBeInstanceOf(
-        Api.ThemesProcessing
-      )
+      expect(yield* unlock(account, transcript.videoId)).toBeInstanceOf(Api.ThemesProcessing)
       const record = yield* recordOf(account, transcript)
       for (const owner of ["w1", "w2"]) {
         yield* themesStore.claim({ id: record.id, owner, now: yield* DateTime.now, leaseMs: 30_000 })
@@ -180,13 +174,10 @@ layer(wiring, suiteOptions)("themes use cases", (it) => {
     "refuses an answer whose anchors are not in the transcript and refunds; a new POST charges again",
     () =>
       Effect.gen(function* () {
-        const themes = yield* Themes
         const account = yield* createAccount({ credits: 3 })
         const transcript = yield* store(transcriptRecord(account, { videoId: misplacedVideo }))
         for (const round of [1, 2]) {
-          expect(yield* themes.unlock(account, misplacedVideo, themesQuery())).toBeInstanceOf(
-            Api.ThemesProcessing
-          )
+          expect(yield* unlock(account, misplacedVideo)).toBeInstanceOf(Api.ThemesProcessing)
           const record = yield* recordOf(account, transcript)
           expect(record.unlocks).toBe(round)
           yield* runAs("w", account, record.id)
@@ -202,13 +193,10 @@ layer(wiring, suiteOptions)("themes use cases", (it) => {
 
   it.effect("a detection that finds no theme in a transcript long enough is refunded, as a failure is", () =>
     Effect.gen(function* () {
-      const themes = yield* Themes
       const account = yield* createAccount({ credits: 3 })
       const transcript = yield* store(transcriptRecord(account, { videoId: themelessVideo }))
       expect(transcript.wordCount).toBeGreaterThanOrEqual(50)
-      expect(yield* themes.unlock(account, themelessVideo, themesQuery())).toBeInstanceOf(
-        Api.ThemesProcessing
-      )
+      expect(yield* unlock(account, themelessVideo)).toBeInstanceOf(Api.ThemesProcessing)
       const record = yield* recordOf(account, transcript)
       yield* runAs("w", account, record.id)
       const refunded = yield* recordOf(account, transcript)
