@@ -9,8 +9,11 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, layer } from "@effect/vitest"
 import { Access, AccountAdmin, AccountChanges } from "@verbatim/core"
 import { Plan } from "@verbatim/domain"
-import { Effect, Equal, FastCheck as fc, Option } from "effect"
+import { Effect, Equal, FastCheck as fc, Option, TestServices } from "effect"
 import { accountWithKey, createAccount, expectApiError, suiteOptions, useCasesLayer } from "./support.js"
+
+/** A wait for PostgreSQL's notification: real time (the suite is on the test clock). */
+const notificationWait = TestServices.provideLive(Effect.sleep("10 millis"))
 
 /** Another character in place of the key's last one. */
 const altered = (key: string) => `${key.slice(0, -1)}${key.endsWith("A") ? "B" : "A"}`
@@ -100,12 +103,11 @@ layer(useCasesLayer(), suiteOptions)("Access on the production wiring", (it) => 
                 i < 500 && Option.getEquivalence(Equal.equals)(yield* changes.version, before);
                 i++
               )
-                yield* Effect.sleep("10 millis")
+                yield* notificationWait
               expect(yield* changes.version).not.toEqual(before)
             })
           // The listening connection opens in the background as the wiring starts.
-          for (let i = 0; i < 500 && Option.isNone(yield* changes.version); i++)
-            yield* Effect.sleep("10 millis")
+          for (let i = 0; i < 500 && Option.isNone(yield* changes.version); i++) yield* notificationWait
           const revoked = yield* accountWithKey({ plan: "free" })
           const deleted = yield* accountWithKey()
           const upgraded = yield* accountWithKey({ plan: "free" })

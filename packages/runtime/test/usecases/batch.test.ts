@@ -29,7 +29,7 @@ import { Api, type Ids } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { demoPlatform, runWorker, servicesOn } from "../../src/index.js"
 import { eventually, testInfrastructure, testWorkerOn, testWorkSettings } from "../../src/testing.js"
-import { books, createAccount, expectBalancedBooks, suiteOptions, videos } from "./support.js"
+import { books, createAccount, expectBalancedBooks, liveSuiteOptions, videos } from "./support.js"
 
 /** Calls that reached the platform, by method and video. */
 const calls = new Map<string, number>()
@@ -91,7 +91,8 @@ const finished = (account: Account, id: Ids.BatchId, timeoutMs = 30_000) =>
     timeoutMs
   )
 
-layer(servicesOn(testInfrastructure({ platform: countingPlatform })), suiteOptions)(
+// Live clock: the embedded worker runs batch items in the background (see `liveSuiteOptions`).
+layer(servicesOn(testInfrastructure({ platform: countingPlatform })), liveSuiteOptions)(
   "batches with the worker",
   (it) => {
     it.effect(
@@ -203,13 +204,14 @@ const countingClaims = Layer.effect(
 const slowFetchMs = 600
 const shortLeaseMs = 300
 
+// Live clock: the embedded worker runs batch items in the background (see `liveSuiteOptions`).
 layer(
   servicesOn(
     countingClaims.pipe(
       Layer.provideMerge(testInfrastructure({ platform: demoPlatform(shippedCataloguePath, slowFetchMs) }))
     )
   ),
-  suiteOptions
+  liveSuiteOptions
 )("batch item leases", (it) => {
   it.effect(
     "an item running longer than its lease keeps it while it runs: taken once, charged once",
@@ -252,7 +254,8 @@ const keepLaneBusy = Effect.flatMap(WorkQueue, (queue) =>
   ])
 )
 
-layer(servicesOn(testInfrastructure()), suiteOptions)("reconciling batch items", (it) => {
+// Live clock: the embedded worker runs batch items in the background (see `liveSuiteOptions`).
+layer(servicesOn(testInfrastructure()), liveSuiteOptions)("reconciling batch items", (it) => {
   it.effect(
     "offers the items never taken of a batch a few seconds old whatever the lane holds, once each; expired leases always",
     () =>
@@ -415,7 +418,8 @@ const losingFirstOffers = Layer.effect(
   )
 )
 
-layer(servicesOn(losingFirstOffers.pipe(Layer.provideMerge(testInfrastructure()))), suiteOptions)(
+// Live clock: the embedded worker runs batch items in the background (see `liveSuiteOptions`).
+layer(servicesOn(losingFirstOffers.pipe(Layer.provideMerge(testInfrastructure()))), liveSuiteOptions)(
   "batch offers lost",
   (it) => {
     it.effect(

@@ -30,10 +30,10 @@ import {
   expectBalancedBooks,
   jobRecord,
   jobsOf,
+  liveSuiteOptions,
   query,
   servable,
   storedJob,
-  suiteOptions,
   transcribeRequest,
   transcriptRecord,
   useCasesLayer,
@@ -69,7 +69,8 @@ const attempt = (account: Account, body: Record<string, unknown>) =>
 
 const servableIndex = fc.integer({ min: 0, max: servable.length - 1 })
 
-layer(useCasesLayer(), suiteOptions)("spending under concurrency, on the production wiring", (it) => {
+// Live clock: concurrent transactions on PostgreSQL retry their conflicts on a schedule while others wait on the database.
+layer(useCasesLayer(), liveSuiteOptions)("spending under concurrency, on the production wiring", (it) => {
   describe("properties", () => {
     it.effect.prop(
       "N concurrent requests for the same video by one account charge exactly once",

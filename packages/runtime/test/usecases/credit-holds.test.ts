@@ -23,7 +23,7 @@ import { Api, type Ids } from "@verbatim/domain"
 import { DateTime, Effect, Either, Layer, Option } from "effect"
 import { demoPlatform, servicesOn } from "../../src/index.js"
 import { testInfrastructure, testWorkerOn, testWorkSettings } from "../../src/testing.js"
-import { createAccount, expectBalancedBooks, suiteOptions, transcribeRequest, videos } from "./support.js"
+import { createAccount, expectBalancedBooks, liveSuiteOptions, transcribeRequest, videos } from "./support.js"
 
 /** Demo videos with speech (5 s, quoted 1 credit) and a captionless one without media (12 min). */
 const speech = { welcome: "Wv5SpkDmo1A", kitchen: "Kt9SpkDmo2B" } as const
@@ -61,7 +61,8 @@ const finished = (id: Ids.JobId) =>
     return yield* Effect.dieMessage(`job ${id} did not finish`)
   })
 
-layer(wiring, suiteOptions)("credit holds on the production wiring", (it) => {
+// Live clock: the embedded worker runs the held jobs in the background (see `liveSuiteOptions`).
+layer(wiring, liveSuiteOptions)("credit holds on the production wiring", (it) => {
   it.effect(
     "8 parallel ASR requests on 1 credit: one job holds the credit, seven 402; settled at the real price",
     () =>
@@ -203,7 +204,8 @@ const untoldWiring = Layer.unwrapEffect(
   )
 )
 
-layer(untoldWiring, suiteOptions)("credit holds when the platform does not tell the duration", (it) => {
+// Live clock: the embedded worker runs the held jobs in the background (see `liveSuiteOptions`).
+layer(untoldWiring, liveSuiteOptions)("credit holds when the platform does not tell the duration", (it) => {
   it.effect(
     "a duration the platform does not tell holds the 480-minute quote; the job is charged the real one",
     () =>

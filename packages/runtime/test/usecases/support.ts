@@ -27,8 +27,19 @@ import { testInfrastructure } from "../../src/testing.js"
 /** The use cases and the ports of the production wiring, on a fresh test infrastructure. */
 export const useCasesLayer = () => servicesOn(testInfrastructure())
 
-/** The options of every suite's `layer(...)`: one fresh wiring per suite, on the live clock. */
-export const suiteOptions = { timeout: "60 seconds", excludeTestServices: true } as const
+/**
+ * The options of a suite's `layer(...)`: one fresh wiring per suite, on the test clock (one per
+ * suite, starting at the epoch): the use cases take their time from Effect's `Clock`, so a test
+ * moves the clock (`TestClock.adjust`) instead of sleeping.
+ */
+export const suiteOptions = { timeout: "60 seconds" } as const
+
+/**
+ * The options of a suite that needs the live clock (each says why at its `layer(...)`): mostly the
+ * embedded worker running in the background, whose reconcile and lease loops sleep on the clock
+ * between queries that wait on the database, so no test could tell when to move a test clock.
+ */
+export const liveSuiteOptions = { timeout: "60 seconds", excludeTestServices: true } as const
 
 /** The demo videos of the shipped catalogue, by what each one is good for. */
 export const videos = {

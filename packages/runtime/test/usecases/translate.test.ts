@@ -20,8 +20,8 @@ import {
   createAccount,
   expectApiError,
   expectBalancedBooks,
+  liveSuiteOptions,
   ownedOf,
-  suiteOptions,
   transcriptRecord,
   videos
 } from "./support.js"
@@ -84,7 +84,8 @@ const longSegments = (n: number) =>
       })
   )
 
-layer(wiring, suiteOptions)("Translate on the production wiring", (it) => {
+// Live clock: the AI translator calls the LLM stand-in, a real HTTP server, with its time limit and retries.
+layer(wiring, liveSuiteOptions)("Translate on the production wiring", (it) => {
   describe("charging", () => {
     it.effect(
       "charges 1 credit per 2,500 characters once, after success, and stores the translation on the source's times",

@@ -33,7 +33,7 @@ import {
   books,
   createAccount,
   expectBalancedBooks,
-  suiteOptions,
+  liveSuiteOptions,
   useCasesLayer
 } from "./support.js"
 
@@ -53,7 +53,8 @@ const allFinished = (ids: ReadonlyArray<Ids.JobId>) =>
 const workers = (concurrency: number) =>
   testWorkerOn(testWorkSettings({ concurrency, leaseMs: 600, reconcileEveryMs: 200 }))
 
-layer(useCasesLayer(), suiteOptions)("the worker on the production wiring", (it) => {
+// Live clock: the embedded worker runs in the background (see `liveSuiteOptions`).
+layer(useCasesLayer(), liveSuiteOptions)("the worker on the production wiring", (it) => {
   it.effect(
     "drains a backlog in batches: every job claimed and settled once, charged once; a poor account's unpaid jobs fail",
     () =>
