@@ -49,6 +49,7 @@ interface Price {
   readonly owned: boolean
 }
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(testServerOn({ platform: demoPlatform(catalogueFile()) }), {
   timeout: 60_000,
   excludeTestServices: true

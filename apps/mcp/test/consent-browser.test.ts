@@ -65,6 +65,7 @@ const browser = Effect.acquireRelease(
   (b) => Effect.promise(() => b.close())
 )
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
   "consent page in a browser",
   (it) => {

@@ -76,6 +76,7 @@ const joinTextPages = (pages: ReadonlyArray<{ text: string; continues_segment: b
 
 const wholeText = segments.map((segment) => segment.text)
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(testServerOn({ platform: demoPlatform(catalogueFile()) }), {
   timeout: 120_000,
   excludeTestServices: true

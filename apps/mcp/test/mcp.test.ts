@@ -425,6 +425,7 @@ const sharedTests = <R>(
 
 const catalogue = catalogueWithLongVideo()
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(testServerOn({ platform: demoPlatform(catalogue) }), { timeout: 60_000, excludeTestServices: true })(
   "MCP server",
   (it) => {

@@ -20,6 +20,7 @@ const redirectUrl = "http://127.0.0.1:9/callback"
 
 const form = postConsent
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
   "OAuth for hosted assistants",
   (it) => {

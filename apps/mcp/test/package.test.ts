@@ -23,6 +23,7 @@ const packageDir = join(root, "apps/mcp/npm")
 const version = (JSON.parse(readFileSync(join(root, "apps/mcp/package.json"), "utf8")) as { version: string })
   .version
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
   "the published stdio server",
   (it) => {

@@ -77,6 +77,7 @@ describe("pnpm mcp", () => {
   })
 })
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
   "pnpm mcp on the embedded data folder",
   (it) => {

@@ -52,6 +52,7 @@ const tour = (server: TestServerService, mcp: Connected, key: string) =>
     expect(yield* balanceOf(server, key)).toBe(1)
   })
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: 60_000, excludeTestServices: true })("get_themes", (it) => {
   it.effect("over Streamable HTTP, in process and over REST", () =>
     Effect.gen(function* () {

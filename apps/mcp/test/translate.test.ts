@@ -62,6 +62,7 @@ const tour = (server: TestServerService, mcp: Connected, key: string) =>
 const model = layerWithStandIn({ respond: translating() })
 const server = testServerOn({ translator: AiTranslator.layer.pipe(Layer.provide(model)) })
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(server, { timeout: 60_000, excludeTestServices: true })("translate_transcript", (it) => {
   it.effect(
     "over Streamable HTTP, in process and over REST",

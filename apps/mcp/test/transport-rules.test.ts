@@ -34,6 +34,7 @@ const tokenRequest = (base: string, fields: Record<string, string>) =>
     }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }))
   )
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(testServerOn({ mcpAllowedOrigins: [allowedOrigin] }), {
   timeout: "90 seconds",
   excludeTestServices: true

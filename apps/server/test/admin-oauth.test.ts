@@ -92,6 +92,7 @@ const toolsWith = (server: TestServerService, accessToken: string) =>
     (response) => response.status
   )
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("verbatim-admin oauth", (it) => {
   it.effect("lists a sign-in and revokes it: its access token stops working", () =>
     Effect.gen(function* () {

@@ -34,6 +34,7 @@ const admin = (...args: Array<string>) =>
 
 const jsonOf = (text: string): unknown => JSON.parse(text)
 
+// Live clock: the embedded worker runs in the background, between queries that wait on the database (test/server.ts).
 layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })("verbatim-admin", (it) => {
   describe("accounts", () => {
     it.effect("create prints the account (JSON with --json), list shows it", () =>

@@ -73,6 +73,7 @@ const put = (url: string, body: Uint8Array, contentType: string) =>
   })
 
 const suite = (name: string, options: { readonly redisPrefix?: string }) =>
+  // Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
   layer(serverWith(options), { timeout: "90 seconds", excludeTestServices: true })(name, (it) => {
     const account = (credits: number) =>
       Effect.flatMap(TestServer, (server) =>
@@ -730,6 +731,7 @@ if (process.env.REDIS_URL) {
 }
 
 // The embedded default's own engine, as `pnpm start` runs it (installed by scripts/install-speech.sh).
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(testServerOn({ speech: PocketsphinxSpeech.layer(defaultSettings) }), {
   timeout: "120 seconds",
   excludeTestServices: true

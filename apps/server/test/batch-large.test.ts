@@ -25,6 +25,7 @@ const cataloguePath = join(mkdtempSync(join(tmpdir(), "verbatim-batch-large-")),
 writeFileSync(cataloguePath, JSON.stringify(syntheticCatalogue(size)))
 
 const suite = (name: string, options: { readonly redisPrefix?: string }) =>
+  // Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
   layer(testServerOn({ ...options, platform: demoPlatform(cataloguePath) }), {
     timeout: "60 seconds",
     excludeTestServices: true

@@ -42,6 +42,7 @@ const accepted = (response: { readonly status: number; readonly text: string; re
 
 const receiver = webhookReceiver("/batch-hook")
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })("batches", (it) => {
   it.effect(
     "202 at once, then 200 with one result per video: duplicates charged once, a bad reference failed",
@@ -292,6 +293,7 @@ const gatedPlatform = Layer.effect(
   )
 ).pipe(Layer.provide(demoPlatform(shippedCataloguePath)))
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(testServerOn({ platform: gatedPlatform }), { timeout: "90 seconds", excludeTestServices: true })(
   "a processing batch",
   (it) => {

@@ -114,6 +114,7 @@ const expectExactLedger = (
   })
 
 describe.runIf(databaseUrl !== "")("concurrent use cases on PostgreSQL", () => {
+  // Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
   layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("one account", (it) => {
     it.effect(
       "random interleavings of transcribe, delete, bulk delete and list: no 5xx, and an exact ledger",

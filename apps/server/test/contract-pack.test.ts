@@ -56,6 +56,7 @@ const program = Effect.gen(function* () {
 console.log(JSON.stringify(await Effect.runPromise(program.pipe(Effect.provide(FetchHttpClient.layer)))))
 `
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "600 seconds", excludeTestServices: true })(
   "the typed client from a plain Node project",
   (it) => {

@@ -20,6 +20,7 @@ import {
   videos
 } from "./support.js"
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
   "POST /transcribe/estimate over real HTTP",
   (it) => {

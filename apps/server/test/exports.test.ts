@@ -35,6 +35,7 @@ const owning = (server: TestServerService, ...bodies: ReadonlyArray<Record<strin
     return key
   })
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
   "transcript exports over real HTTP",
   (it) => {

@@ -210,6 +210,7 @@ const accounts = (server: TestServerService, count: number) =>
 /** Accounts a property rotates through: fewer than 100 requests each, within one bucket's burst. */
 const accountsPerProperty = Math.ceil(runs / 60)
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "120 seconds", excludeTestServices: true })(
   "fuzzing every endpoint",
   (it) => {

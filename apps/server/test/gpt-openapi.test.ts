@@ -7,6 +7,7 @@ import { gptOpenApiPath } from "@verbatim/api"
 import { Effect } from "effect"
 import { TestServer, TestServerLive } from "./server.js"
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("GPT Actions document", (it) => {
   it.effect("is served without a key, pointing at the service's URL", () =>
     Effect.gen(function* () {

@@ -108,6 +108,7 @@ const listParams = [
   "include_segments"
 ]
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "120 seconds", excludeTestServices: true })(
   "the hot routes answer what HttpApi answers",
   (it) => {

@@ -22,6 +22,7 @@ const withKey = (
   json: unknown
 ) => server.post(api(path), { key, json, headers: { "idempotency-key": idempotencyKey } })
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "120 seconds", excludeTestServices: true })("Idempotency-Key", (it) => {
   it.effect(
     "a retry returns the first answer and charges nothing again; another request with the key is 409",

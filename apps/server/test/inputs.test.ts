@@ -55,6 +55,7 @@ const sendChunked = (
 
 const isAnswer = (answer: Answer | string): answer is Answer => typeof answer !== "string"
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })("input bounds", (it) => {
   describe("one string rule: NUL is refused wherever a caller sends a string", () => {
     it.effect(

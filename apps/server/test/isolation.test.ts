@@ -35,6 +35,7 @@ const snapshot = (server: TestServerService, key: string) =>
     }
   })
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
   "cross-account isolation",
   (it) => {

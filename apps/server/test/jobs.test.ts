@@ -24,6 +24,7 @@ import {
 
 const jobIdOf = (json: unknown): string => (json as { job_id: string }).job_id
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
   "the jobs endpoints over real HTTP",
   (it) => {

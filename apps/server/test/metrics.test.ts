@@ -17,6 +17,7 @@ const sample = (text: string, series: string): number | undefined => {
   return line === undefined ? undefined : Number(line.slice(series.length + 1))
 }
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(MetricsServer, { timeout: "60 seconds", excludeTestServices: true })("GET /metrics", (it) => {
   it.effect("counts requests per route template and status, with latencies, queue depths and credits", () =>
     Effect.gen(function* () {

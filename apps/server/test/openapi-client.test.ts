@@ -52,6 +52,7 @@ export const refusedByTheTypes = (client: ReturnType<typeof createClient<paths>>
   void client.GET("/transcripts/{video_id}", {})
 }
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
   "a client generated with openapi-typescript + openapi-fetch",
   (it) => {

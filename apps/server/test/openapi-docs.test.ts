@@ -61,6 +61,7 @@ const render = (url: string) =>
   )
 
 describe.runIf(existsSync(chromium))("/docs in a browser, offline", () => {
+  // Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
   layer(TestServerLive, { timeout: "120 seconds", excludeTestServices: true })("the reference page", (it) => {
     it.effect(
       "renders the API and 'Bearer <API key>', asking no host but this server for anything",

@@ -91,6 +91,7 @@ const recovered = (request: Effect.Effect<TestResponse>) =>
   })
 
 describe.runIf(databaseUrl !== "")("database outages (PostgreSQL through a proxy)", () => {
+  // Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
   layer(ProxiedServer, { timeout: "120 seconds", excludeTestServices: true })("a running server", (it) => {
     it.effect(
       "frozen: 503 with Retry-After within the timeouts; /ping 200, /health 503; thawed: 200 again",

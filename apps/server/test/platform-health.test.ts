@@ -30,6 +30,7 @@ const Live = testServerOn({
   )
 })
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(Live, { timeout: "60 seconds", excludeTestServices: true })(
   "GET /health and the video platform",
   (it) => {

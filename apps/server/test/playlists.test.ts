@@ -54,6 +54,7 @@ const runBatch = (server: TestServerService, key: string, ids: ReadonlyArray<str
     )
   })
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
   "playlists and channels",
   (it) => {
@@ -442,6 +443,7 @@ layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
   }
 )
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })("recommendations", (it) => {
   it.effect("newest uploads of the most transcribed channels, minus what is owned, interleaved, free", () =>
     Effect.gen(function* () {

@@ -15,6 +15,7 @@ const hostile = [
   '{"ids":[{"__proto__":{"polluted":true}}]}'
 ]
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
   "prototype keys in bodies",
   (it) => {

@@ -30,6 +30,7 @@ const noServerError = (response: TestResponse) => {
 }
 
 describe.runIf(redisUrl !== "")("Redis outages (through a proxy)", () => {
+  // Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
   layer(ProxiedServer, { timeout: "120 seconds", excludeTestServices: true })("a running server", (it) => {
     it.effect(
       "down: no 500, /health 503 with Retry-After, work accepted; back: the work runs, without a restart",

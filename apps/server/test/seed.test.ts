@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { describeSeed, seed, seedAccountName, seedCredits, seedPlan, unseeded } from "../src/seed.js"
 import { TestUseCasesLive } from "./server.js"
 
+// Live clock: the embedded worker runs in the background, between queries that wait on the database (test/server.ts).
 layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })(
   "the development seed",
   (it) => {
@@ -33,6 +34,7 @@ layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })(
   }
 )
 
+// Live clock: the embedded worker runs in the background, between queries that wait on the database (test/server.ts).
 layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })(
   "concurrent first starts",
   (it) => {
@@ -47,6 +49,7 @@ layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })(
   }
 )
 
+// Live clock: the embedded worker runs in the background, between queries that wait on the database (test/server.ts).
 layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })(
   "the seed switched off",
   (it) => {
@@ -65,6 +68,7 @@ layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })(
   }
 )
 
+// Live clock: the embedded worker runs in the background, between queries that wait on the database (test/server.ts).
 layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })(
   "the seed on a used database",
   (it) => {

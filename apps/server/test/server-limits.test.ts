@@ -39,6 +39,7 @@ const parse = (answer: string) => {
 const expectErrorBody = (body: unknown, code: Errors.ErrorCode) =>
   expect(body).toEqual({ error: code, message: expect.any(String), details: expect.any(Object) })
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("the framing limits", (it) => {
   it.effect("a body over 1 MiB answers 413 request_too_large with the error body", () =>
     Effect.gen(function* () {

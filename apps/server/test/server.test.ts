@@ -8,6 +8,7 @@ const expectErrorBody = (body: unknown, code: Errors.ErrorCode) => {
   expect(body).toEqual({ error: code, message: expect.any(String), details: expect.any(Object) })
 }
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
   "the server over real HTTP",
   (it) => {

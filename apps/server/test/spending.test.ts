@@ -33,6 +33,7 @@ const expectLedger = (server: TestServerService, key: string, granted: number) =
     return { jobs, charged, balance }
   })
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("concurrent spending", (it) => {
   it.effect("parallel requests for different transcripts against a balance of 3: exactly 3 are charged", () =>
     Effect.gen(function* () {

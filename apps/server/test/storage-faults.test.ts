@@ -76,6 +76,7 @@ const put = (url: string, size: number) =>
     return Effect.sync(() => out.destroy())
   })
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(testServerOn({ blobRoot: folder }), { timeout: "60 seconds", excludeTestServices: true })(
   "upload storage that fails",
   (it) => {

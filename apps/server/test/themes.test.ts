@@ -70,6 +70,7 @@ const expectAnchored = (server: TestServerService, key: string, body: Api.Themes
     expect(misplacedAnchors(stored.segments, body)).toEqual([])
   })
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("themes", (it) => {
   it.effect("GET is locked and free; POST charges 1 once; repeats and GET are free", () =>
     Effect.gen(function* () {
@@ -246,6 +247,7 @@ const failingEngine = Layer.succeed(ThemesEngine, {
   detect: () => Effect.fail(new ThemesEngineError({ engine: "failing", reason: "scripted failure" }))
 })
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(testServerOn({ themes: testThemes(failingEngine) }), {
   timeout: "60 seconds",
   excludeTestServices: true
@@ -289,6 +291,7 @@ const gatedEngine = Layer.effect(
   })
 ).pipe(Layer.provide(themesEngineFor("local")))
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(testServerOn({ themes: testThemes(gatedEngine, { waitMs: 300 }) }), {
   timeout: "60 seconds",
   excludeTestServices: true
@@ -337,6 +340,7 @@ const llmEngine = AiThemes.layer.pipe(
   )
 )
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(testServerOn({ themes: testThemes(llmEngine) }), { timeout: "60 seconds", excludeTestServices: true })(
   "themes on the LLM engine (a local stand-in of the Responses API)",
   (it) => {

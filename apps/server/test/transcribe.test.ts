@@ -30,6 +30,7 @@ import {
 
 const webhook = "https://hooks.example.com/verbatim"
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
   "POST /transcribe over real HTTP",
   (it) => {

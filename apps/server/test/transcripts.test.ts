@@ -39,6 +39,7 @@ const stored = (server: TestServerService, key: string, videoId: string, query =
 
 const wordCount = (text: string) => text.split(" ").filter((word) => word.length > 0).length
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
   "the stored-transcript endpoints over real HTTP",
   (it) => {

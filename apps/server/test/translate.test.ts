@@ -59,6 +59,7 @@ const withStandIn = Layer.merge(
   model
 )
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(withStandIn, { timeout: "60 seconds", excludeTestServices: true })(
   "translate over HTTP (AI engine on the stand-in)",
   (it) => {
@@ -268,6 +269,7 @@ const apertiumInstalled = (() => {
 })()
 
 describe.runIf(apertiumInstalled)("translate over HTTP with Apertium (the embedded default)", () => {
+  // Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
   layer(testServerOn({ translator: ApertiumTranslator.layer(defaultSettings) }), {
     timeout: "60 seconds",
     excludeTestServices: true

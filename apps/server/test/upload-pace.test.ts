@@ -45,6 +45,7 @@ const stalledPut = (url: string, sent: number) =>
     return Effect.sync(() => put.destroy())
   })
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(testServerOn({ uploadPace: pace }), { timeout: "60 seconds", excludeTestServices: true })(
   "signed PUTs bounded by their size",
   (it) => {

@@ -25,6 +25,7 @@ interface Info {
   }>
 }
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(testServerOn({ platform: replayLayer(replayFetch(recordedYouTube())) }), {
   timeout: "60 seconds",
   excludeTestServices: true

@@ -46,6 +46,7 @@ const receiver = (statuses: ReadonlyArray<number>, port = 0) =>
 /** A port on 127.0.0.1 that nothing listens on (until someone does). */
 const freePort = Effect.scoped(Effect.map(receiver([200]), ({ port }) => port))
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("webhooks", (it) => {
   const setUp = (credits = 10) =>
     Effect.gen(function* () {

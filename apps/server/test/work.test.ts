@@ -9,6 +9,7 @@ import { eventually, testJob, testWorkSettings } from "@verbatim/runtime/testing
 import { Effect, Option } from "effect"
 import { TestServer, TestServerLive } from "./server.js"
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("embedded work", (it) => {
   const finishedJob = (
     accountId: Parameters<Jobs["Type"]["get"]>[0],

@@ -52,6 +52,7 @@ const YouTubeServerLive = Layer.unwrapEffect(
   )
 ).pipe(Layer.provideMerge(AssemblyAiStandIn.layer({ recognise: () => "heard", pollsUntilDone: 1 })))
 
+// Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(YouTubeServerLive, { timeout: "60 seconds", excludeTestServices: true })(
   "the server on YouTube",
   (it) => {
