@@ -27,7 +27,7 @@ const collect = <E>(stream: Stream.Stream<Uint8Array, E>) =>
 const googlevideo = (r: { readonly url: URL }) => r.url.hostname.endsWith(".googlevideo.com")
 
 describe("audio of a recorded video", () => {
-  it.live("checks the duration before anything is downloaded", () =>
+  it.effect("checks the duration before anything is downloaded", () =>
     withPlatform((platform, replay) =>
       Effect.gen(function* () {
         const error = yield* Effect.flip(
@@ -49,7 +49,7 @@ describe("audio of a recorded video", () => {
     )
   )
 
-  it.live(
+  it.effect(
     "the media server's refusal is platform_blocked; ciphered formats without yt-dlp are no_audio",
     () =>
       Effect.gen(function* () {
@@ -79,7 +79,7 @@ describe("audio of a recorded video", () => {
       })
   )
 
-  it.live("downloads a long format in ranged chunks", () =>
+  it.effect("downloads a long format in ranged chunks", () =>
     Effect.gen(function* () {
       const length = 2 * chunkBytes + 1234
       const replay = replayFetch(recordedYouTube())
@@ -126,6 +126,7 @@ describe("choosing the audio format", () => {
   })
 })
 
+// Live clock: the yt-dlp stand-in runs as a child process.
 describe("yt-dlp, when the operator installs one", () => {
   const script = (body: string) => {
     const dir = mkdtempSync(join(tmpdir(), "verbatim-ytdlp-"))

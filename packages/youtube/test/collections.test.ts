@@ -96,7 +96,7 @@ describe("browse answers", () => {
 })
 
 describe("the adapter's playlists and channels", () => {
-  it.live("a playlist: its head on every page, the two pages in order, and the limit", () =>
+  it.effect("a playlist: its head on every page, the two pages in order, and the limit", () =>
     withPlatform((platform, replay) =>
       Effect.gen(function* () {
         const collected = yield* collectPlaylist(recordedCollections.playlist as Ids.PlaylistId, 100).pipe(
@@ -130,7 +130,7 @@ describe("the adapter's playlists and channels", () => {
     )
   )
 
-  it.live(
+  it.effect(
     "a channel by id, @handle, /c/ and /user/ name resolves to one id; one that nobody has is 404",
     () =>
       withPlatform((platform, replay) =>
@@ -169,7 +169,7 @@ describe("the adapter's playlists and channels", () => {
       )
   )
 
-  it.live("uploads: newest first through the uploads playlist, dated from the channel's feed", () =>
+  it.effect("uploads: newest first through the uploads playlist, dated from the channel's feed", () =>
     withPlatform((platform) =>
       Effect.gen(function* () {
         const first = yield* platform.uploads(channelId)
@@ -187,7 +187,7 @@ describe("the adapter's playlists and channels", () => {
     )
   )
 
-  it.live("uploads stay undated when the feed cannot be read", () => {
+  it.effect("uploads stay undated when the feed cannot be read", () => {
     const { layer } = replaying([
       { match: (r) => r.url.pathname === "/feeds/videos.xml", answer: () => ({ status: 404, body: "" }) }
     ])

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { collectUploads, VideoPlatform } from "@verbatim/core"
 import type { Ids } from "@verbatim/domain"
-import { Effect, Either, HashMap, Logger, Option, Stream } from "effect"
+import { Duration, Effect, Either, HashMap, Logger, Option, Stream, TestClock } from "effect"
 import { audioTrackOf, chooseAudio, parseXtags, trackRank } from "../src/audio.js"
 import { channelHead, listPage, listPaths } from "../src/browse.js"
 import type { FormatJson } from "../src/player.js"
@@ -19,6 +19,10 @@ const json = (name: string): unknown => JSON.parse(fixture(`hand-made/${name}`))
 const long = recordedCollections.longChannel
 const longId = long.id as Ids.ChannelId
 const gated = recordedCollections.ageGatedChannel as Ids.ChannelId
+
+/** Runs `effect` while the test clock moves on in 1 ms steps, for the adapter's waits between retries. */
+const asTimePasses = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.raceFirst(effect, Effect.forever(Effect.uninterruptible(TestClock.adjust(Duration.millis(1)))))
 
 interface Line {
   readonly level: string
@@ -59,33 +63,35 @@ describe("1. a channel's uploads: the Videos tab's own continuation", () => {
     expect(text).toContain("header-about-panel-token")
   })
 
-  it.live(
+  it.effect(
     "walks every page of a long channel; truncated only when the limit, not the end, stopped the walk",
     () =>
-      withPlatform((platform, replay) =>
-        Effect.gen(function* () {
-          const all = yield* collectUploads(longId, 1000)
-          expect(all.videos).toHaveLength(long.uploads)
-          expect(new Set(all.videos.map((v) => v.id)).size).toBe(long.uploads)
-          expect(all.truncated).toBe(false)
-          expect(all.videos[0]).toMatchObject({ id: "LongA001___", title: "Upload 1", durationSeconds: 61 })
-          expect(all.videos[30]).toMatchObject({
-            id: "LongB031___",
-            title: "Upload 31",
-            durationSeconds: 1925
-          })
-          const asked = requestsTo(replay, "/youtubei/v1/browse").map(
-            (r) => (JSON.parse(r.body) as { continuation?: string }).continuation ?? "first"
-          )
-          expect(asked).toEqual(["first", "hand-made-videos-tab-page-2", "hand-made-videos-tab-page-3"])
+      asTimePasses(
+        withPlatform((platform, replay) =>
+          Effect.gen(function* () {
+            const all = yield* collectUploads(longId, 1000)
+            expect(all.videos).toHaveLength(long.uploads)
+            expect(new Set(all.videos.map((v) => v.id)).size).toBe(long.uploads)
+            expect(all.truncated).toBe(false)
+            expect(all.videos[0]).toMatchObject({ id: "LongA001___", title: "Upload 1", durationSeconds: 61 })
+            expect(all.videos[30]).toMatchObject({
+              id: "LongB031___",
+              title: "Upload 31",
+              durationSeconds: 1925
+            })
+            const asked = requestsTo(replay, "/youtubei/v1/browse").map(
+              (r) => (JSON.parse(r.body) as { continuation?: string }).continuation ?? "first"
+            )
+            expect(asked).toEqual(["first", "hand-made-videos-tab-page-2", "hand-made-videos-tab-page-3"])
 
-          const exact = yield* collectUploads(longId, long.uploads)
-          expect([exact.videos.length, exact.truncated]).toEqual([long.uploads, false])
-          const limited = yield* collectUploads(longId, 40)
-          expect([limited.videos.length, limited.truncated]).toEqual([40, true])
-          const twoPages = yield* collectUploads(longId, 60)
-          expect([twoPages.videos.length, twoPages.truncated]).toEqual([60, true])
-        }).pipe(Effect.provideService(VideoPlatform, platform))
+            const exact = yield* collectUploads(longId, long.uploads)
+            expect([exact.videos.length, exact.truncated]).toEqual([long.uploads, false])
+            const limited = yield* collectUploads(longId, 40)
+            expect([limited.videos.length, limited.truncated]).toEqual([40, true])
+            const twoPages = yield* collectUploads(longId, 60)
+            expect([twoPages.videos.length, twoPages.truncated]).toEqual([60, true])
+          }).pipe(Effect.provideService(VideoPlatform, platform))
+        )
       )
   )
 })
@@ -104,7 +110,7 @@ describe("2. a channel's counts come from its header", () => {
     })
   })
 
-  it.live("through the platform, by id", () =>
+  it.effect("through the platform, by id", () =>
     withPlatform((platform) =>
       Effect.map(platform.channel({ _tag: "Id", id: longId }), (channel) =>
         expect(channel).toEqual({
@@ -189,7 +195,7 @@ describe("3. the audio speech recognition hears", () => {
     expect(urlOf([opus, drc, aac])).toEqual(Option.some(aac.url))
   })
 
-  it.live(
+  it.effect(
     "downloads the original English track of a video with Punjabi, Indonesian and Spanish dubs, and logs the choice",
     () =>
       Effect.gen(function* () {
@@ -218,7 +224,7 @@ describe("3. the audio speech recognition hears", () => {
       })
   )
 
-  it.live("when only dubs are listed, says which language is heard (the default dub) and warns", () =>
+  it.effect("when only dubs are listed, says which language is heard (the default dub) and warns", () =>
     Effect.gen(function* () {
       const { result, lines } = yield* logged(
         withPlatform((platform) => platform.audio(vid(recordedVideos.onlyDubs), { maxDurationSeconds: 600 }))
@@ -230,7 +236,7 @@ describe("3. the audio speech recognition hears", () => {
     })
   )
 
-  it.live("the video's details say a dub would be heard only when only dubs are listed", () =>
+  it.effect("the video's details say a dub would be heard only when only dubs are listed", () =>
     withPlatform((platform) =>
       Effect.gen(function* () {
         const dubs = yield* platform.video(vid(recordedVideos.onlyDubs))
@@ -243,7 +249,7 @@ describe("3. the audio speech recognition hears", () => {
     )
   )
 
-  it.live("a single-track video is read as before: its best AAC format", () =>
+  it.effect("a single-track video is read as before: its best AAC format", () =>
     withPlatform((platform, replay) =>
       Effect.gen(function* () {
         const audio = yield* platform.audio(vid(recordedVideos.captioned), { maxDurationSeconds: 600 })
@@ -255,7 +261,7 @@ describe("3. the audio speech recognition hears", () => {
 })
 
 describe("4. an id YouTube does not know", () => {
-  it.live("its `{}` answer is 404 video_unavailable, kept like other unavailable answers", () =>
+  it.effect("its `{}` answer is 404 video_unavailable, kept like other unavailable answers", () =>
     withPlatform((platform, replay) =>
       Effect.gen(function* () {
         const first = yield* Effect.flip(platform.video(vid(recordedVideos.unknownId)))
@@ -267,7 +273,7 @@ describe("4. an id YouTube does not know", () => {
     )
   )
 
-  it.live("a bare `{}` too", () =>
+  it.effect("a bare `{}` too", () =>
     withPlatform(
       (platform) =>
         Effect.map(Effect.flip(platform.video(vid("GJLlxj_dtq8"))), (error) =>
@@ -279,7 +285,7 @@ describe("4. an id YouTube does not know", () => {
 })
 
 describe("5. an age-gated channel", () => {
-  it.live("is ChannelRestricted, 403 channel_age_restricted, for its page and for its uploads", () =>
+  it.effect("is ChannelRestricted, 403 channel_age_restricted, for its page and for its uploads", () =>
     withPlatform((platform) =>
       Effect.gen(function* () {
         const channel = yield* Effect.flip(platform.channel({ _tag: "Id", id: gated }))
@@ -300,12 +306,14 @@ describe("an answer the adapter cannot read", () => {
       (_, b) => when(b)
     )
 
-  it.live("a continuation answer with no items: 503 platform_unreadable naming the path, logged once", () =>
+  it.effect("a continuation answer with no items: 503 platform_unreadable naming the path, logged once", () =>
     Effect.gen(function* () {
       const { result, lines } = yield* logged(
-        withPlatform(
-          (platform) => collectUploads(longId, 1000).pipe(Effect.provideService(VideoPlatform, platform)),
-          [browseAt((b) => b.includes("hand-made-videos-tab-page-2"), '{"responseContext":{}}')]
+        asTimePasses(
+          withPlatform(
+            (platform) => collectUploads(longId, 1000).pipe(Effect.provideService(VideoPlatform, platform)),
+            [browseAt((b) => b.includes("hand-made-videos-tab-page-2"), '{"responseContext":{}}')]
+          )
         )
       )
       if (Either.isRight(result)) return expect.unreachable("the walk read an unreadable page")
@@ -317,7 +325,7 @@ describe("an answer the adapter cannot read", () => {
     })
   )
 
-  it.live("a /player answer of another shape names the path that failed", () =>
+  it.effect("a /player answer of another shape names the path that failed", () =>
     withPlatform(
       (platform) =>
         Effect.map(Effect.flip(platform.video(vid("GJLlxj_dtq8"))), (error) => {
@@ -335,7 +343,7 @@ describe("an answer the adapter cannot read", () => {
     )
   )
 
-  it.live("a caption track or an audio format whose URL is not a URL: 503, never a defect", () =>
+  it.effect("a caption track or an audio format whose URL is not a URL: 503, never a defect", () =>
     withPlatform(
       (platform) =>
         Effect.gen(function* () {
@@ -367,7 +375,7 @@ describe("an answer the adapter cannot read", () => {
     )
   )
 
-  it.live("a browse answer that shows no page at all", () =>
+  it.effect("a browse answer that shows no page at all", () =>
     withPlatform(
       (platform) =>
         Effect.gen(function* () {

@@ -126,7 +126,7 @@ describe("a recording", () => {
     expect(Either.isLeft(targetOf("not a url at all!"))).toBe(true)
   })
 
-  it.live(
+  it.effect(
     "made through the adapter, written and read back, replays to the same answers with nothing unmatched",
     () =>
       Effect.gen(function* () {

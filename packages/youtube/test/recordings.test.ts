@@ -8,7 +8,7 @@ import { errorPages, recordedVideos } from "../src/testing.js"
 import { answered, at, lang, requestsTo, track, vid, withPlatform } from "./support.js"
 
 describe("a playable recorded video", () => {
-  it.live("answers its details from /player, with the API key of the watch page", () =>
+  it.effect("answers its details from /player, with the API key of the watch page", () =>
     withPlatform((platform, replay) =>
       Effect.gen(function* () {
         const details = yield* platform.video(vid(recordedVideos.captioned))
@@ -44,7 +44,7 @@ describe("a playable recorded video", () => {
     )
   )
 
-  it.live("reads a watch page once a session, not for every video", () =>
+  it.effect("reads a watch page once a session, not for every video", () =>
     withPlatform((platform, replay) =>
       Effect.gen(function* () {
         yield* platform.video(vid(recordedVideos.captioned))
@@ -60,7 +60,7 @@ describe("a playable recorded video", () => {
     )
   )
 
-  it.live("reads a watch page again when /player refuses the session's key", () =>
+  it.effect("reads a watch page again when /player refuses the session's key", () =>
     withPlatform(
       (platform, replay) =>
         Effect.gen(function* () {
@@ -80,7 +80,7 @@ describe("a playable recorded video", () => {
     )
   )
 
-  it.live("reads the same video recorded with another user agent the same way", () =>
+  it.effect("reads the same video recorded with another user agent the same way", () =>
     withPlatform((platform) =>
       Effect.gen(function* () {
         const a = yield* platform.video(vid(recordedVideos.captioned))
@@ -91,7 +91,7 @@ describe("a playable recorded video", () => {
     )
   )
 
-  it.live("reads the manual English json3 text: entities decoded, lines joined, empty cues dropped", () =>
+  it.effect("reads the manual English json3 text: entities decoded, lines joined, empty cues dropped", () =>
     withPlatform((platform, replay) =>
       Effect.gen(function* () {
         const segments = yield* platform.captions(vid(recordedVideos.captioned), track("en", "manual"))
@@ -109,7 +109,7 @@ describe("a playable recorded video", () => {
     )
   )
 
-  it.live("reads the auto English srv3 text and cuts its rolling cues at the next start", () =>
+  it.effect("reads the auto English srv3 text and cuts its rolling cues at the next start", () =>
     withPlatform((platform) =>
       Effect.gen(function* () {
         const segments = yield* platform.captions(vid(recordedVideos.captioned), track("en", "auto"))
@@ -124,7 +124,7 @@ describe("a playable recorded video", () => {
     )
   )
 
-  it.live("reads the legacy <transcript> format of the other tracks", () =>
+  it.effect("reads the legacy <transcript> format of the other tracks", () =>
     withPlatform((platform) =>
       Effect.gen(function* () {
         const segments = yield* platform.captions(vid(recordedVideos.captioned), track("de", "manual"))
@@ -137,7 +137,7 @@ describe("a playable recorded video", () => {
     )
   )
 
-  it.live("asks YouTube for its own translation with tlang", () =>
+  it.effect("asks YouTube for its own translation with tlang", () =>
     withPlatform((platform, replay) =>
       Effect.gen(function* () {
         const segments = yield* platform.captions(vid(recordedVideos.captioned), track("en", "manual"), {
@@ -157,7 +157,7 @@ describe("a playable recorded video", () => {
     )
   )
 
-  it.live("a video without captions lists no track (and no caption request is made)", () =>
+  it.effect("a video without captions lists no track (and no caption request is made)", () =>
     withPlatform((platform, replay) =>
       Effect.gen(function* () {
         for (const id of [recordedVideos.captionsDisabled, recordedVideos.pastLiveStream]) {
@@ -178,13 +178,13 @@ describe("every recorded refusal becomes its documented code", () => {
   const refusal = (id: string) =>
     withPlatform((platform) => Effect.flip(platform.video(vid(id))).pipe(Effect.map(answered)))
 
-  it.live("age restricted: 403 age_restricted", () =>
+  it.effect("age restricted: 403 age_restricted", () =>
     Effect.map(refusal(recordedVideos.ageRestricted), (a) =>
       expect(a).toEqual(["VideoRestricted", "age_restricted", 403])
     )
   )
 
-  it.live("'Sign in to confirm you're not a bot': 503 platform_blocked (bot_check)", () =>
+  it.effect("'Sign in to confirm you're not a bot': 503 platform_blocked (bot_check)", () =>
     withPlatform((platform) =>
       Effect.gen(function* () {
         const error = yield* Effect.flip(platform.video(vid(recordedVideos.botCheck)))
@@ -194,7 +194,7 @@ describe("every recorded refusal becomes its documented code", () => {
     )
   )
 
-  it.live("video unavailable, and any id without a recording: 404 video_unavailable", () =>
+  it.effect("video unavailable, and any id without a recording: 404 video_unavailable", () =>
     withPlatform((platform) =>
       Effect.gen(function* () {
         for (const id of [recordedVideos.unavailable, "zzzzzzzzzzz"]) {
@@ -206,7 +206,7 @@ describe("every recorded refusal becomes its documented code", () => {
     )
   )
 
-  it.live("a generic unplayable status: 404 video_unavailable with YouTube's reason and sub-reasons", () =>
+  it.effect("a generic unplayable status: 404 video_unavailable with YouTube's reason and sub-reasons", () =>
     withPlatform((platform) =>
       Effect.gen(function* () {
         const error = yield* Effect.flip(platform.video(vid(recordedVideos.unplayable)))
@@ -216,7 +216,7 @@ describe("every recorded refusal becomes its documented code", () => {
     )
   )
 
-  it.live(
+  it.effect(
     "caption URLs that want a PO token: 503 platform_blocked (po_token_required), never empty captions",
     () =>
       withPlatform((platform, replay) =>
@@ -233,7 +233,7 @@ describe("every recorded refusal becomes its documented code", () => {
       )
   )
 
-  it.live("a caption URL that answers an empty body: 503 platform_blocked (po_token_required)", () =>
+  it.effect("a caption URL that answers an empty body: 503 platform_blocked (po_token_required)", () =>
     withPlatform(
       (platform) =>
         Effect.gen(function* () {
@@ -247,7 +247,7 @@ describe("every recorded refusal becomes its documented code", () => {
     )
   )
 
-  it.live("the reCAPTCHA page, with 429 or 200: 503 platform_blocked (ip_blocked), without retrying", () =>
+  it.effect("the reCAPTCHA page, with 429 or 200: 503 platform_blocked (ip_blocked), without retrying", () =>
     Effect.forEach([429, 200], (status) =>
       withPlatform(
         (platform, replay) =>
@@ -262,7 +262,7 @@ describe("every recorded refusal becomes its documented code", () => {
     )
   )
 
-  it.live("the consent page: accepted with the CONSENT cookie, which every later request carries", () =>
+  it.effect("the consent page: accepted with the CONSENT cookie, which every later request carries", () =>
     withPlatform(
       (platform, replay) =>
         Effect.gen(function* () {
@@ -283,7 +283,7 @@ describe("every recorded refusal becomes its documented code", () => {
     )
   )
 
-  it.live("a consent page without its value, or one that comes back: 503 platform_blocked (consent)", () =>
+  it.effect("a consent page without its value, or one that comes back: 503 platform_blocked (consent)", () =>
     Effect.gen(function* () {
       const invalid = yield* withPlatform(
         (platform) => Effect.flip(platform.video(vid(recordedVideos.captioned))),

@@ -272,7 +272,7 @@ describe("no answer reaches a caller as a 500", () => {
       )
     )
 
-  it.live("any JSON, or any text, as every /player and browse answer: a documented code, never 500", () =>
+  it.effect("any JSON, or any text, as every /player and browse answer: a documented code, never 500", () =>
     Effect.promise(() =>
       fc.assert(
         fc.asyncProperty(

@@ -118,12 +118,12 @@ describe("playability answers never recorded here", () => {
   ]
 
   for (const [name, status, expected] of cases) {
-    it.live(`${name}: ${expected[1]} ${expected[2]}`, () =>
+    it.effect(`${name}: ${expected[1]} ${expected[2]}`, () =>
       Effect.map(refusalOf(player(status)), (a) => expect(a).toEqual(expected))
     )
   }
 
-  it.live("a playable video that is live now, or not started: 409 live_stream", () =>
+  it.effect("a playable video that is live now, or not started: 409 live_stream", () =>
     Effect.gen(function* () {
       const live = yield* refusalOf(
         player({ status: "OK" }, { videoId: "GJLlxj_dtq8", isLive: true, lengthSeconds: "0" })
@@ -138,7 +138,7 @@ describe("playability answers never recorded here", () => {
 })
 
 describe("/player answers that are not a player answer", () => {
-  it.live("HTTP 403: 503 platform_blocked; HTTP 400: 503 platform_unreadable", () =>
+  it.effect("HTTP 403: 503 platform_blocked; HTTP 400: 503 platform_unreadable", () =>
     Effect.gen(function* () {
       expect(yield* refusalOf("{}", 403)).toEqual(["PlatformBlocked", "platform_blocked", 503])
       expect(yield* refusalOf('{"error":{"code":400,"status":"FAILED_PRECONDITION"}}', 400)).toEqual([
@@ -149,7 +149,7 @@ describe("/player answers that are not a player answer", () => {
     })
   )
 
-  it.live("a body that is not JSON, or JSON of another shape: 503 platform_unreadable, never 500", () =>
+  it.effect("a body that is not JSON, or JSON of another shape: 503 platform_unreadable, never 500", () =>
     Effect.gen(function* () {
       expect(yield* refusalOf("<html><body>Oops</body></html>")).toEqual([
         "PlatformFailure",
