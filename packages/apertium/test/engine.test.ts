@@ -38,6 +38,7 @@ describe("Apertium pairs", () => {
   })
 })
 
+// Live clock: the real apertium program runs as a child process.
 describe.runIf(installed)("Apertium engine (installed)", () => {
   it.live("translates English to Spanish one text per segment, empty ones kept empty", () =>
     Effect.gen(function* () {
@@ -83,6 +84,7 @@ describe.runIf(installed)("Apertium engine (installed)", () => {
   )
 })
 
+// Live clock: the real apertium program runs as a child process.
 describe("Apertium engine (not installed)", () => {
   it.live("refuses every pair with how to install it", () =>
     Effect.gen(function* () {

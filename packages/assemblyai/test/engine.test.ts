@@ -9,6 +9,7 @@ const failed = (e: { readonly _tag: string }): SpeechFailed => {
   return e as SpeechFailed
 }
 
+// Live clock: the engine uploads to and polls the AssemblyAI stand-in, a real HTTP server on a local port.
 describe("AssemblyAI engine: the calls", () => {
   it.live("uploads the audio, creates, polls until completed, reads the sentences, then deletes", () =>
     withEngine((engine, server) =>
@@ -157,6 +158,7 @@ describe("AssemblyAI engine: the calls", () => {
   )
 })
 
+// Live clock: the engine uploads to and polls the AssemblyAI stand-in, a real HTTP server on a local port.
 describe("AssemblyAI engine: failures", () => {
   it.live("retries 429 (honouring Retry-After) and 5xx, then succeeds", () =>
     withEngine((engine, server) =>
@@ -379,6 +381,7 @@ describe("AssemblyAI engine: failures", () => {
   )
 })
 
+// Live clock: the engine uploads to and polls the AssemblyAI stand-in, a real HTTP server on a local port.
 describe("AssemblyAI engine: what it refuses", () => {
   const refused = (raw: Parameters<typeof options>[0]) =>
     withEngine((engine) => Effect.flip(engine.supports(options(raw))))

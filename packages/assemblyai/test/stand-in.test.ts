@@ -45,6 +45,7 @@ describe("WAV files for tests", () => {
   })
 })
 
+// Live clock: the stand-in is a real HTTP server on a local port.
 describe("the AssemblyAI stand-in", () => {
   it.live("refuses a request without the key, or with a Bearer key", () =>
     Effect.scoped(

@@ -24,6 +24,7 @@ const versionWhen = (until: (version: Option.Option<number>) => boolean) =>
     return yield* Effect.dieMessage("the version never reached the expected state")
   })
 
+// Live clock: LISTEN/NOTIFY on real PostgreSQL connections, which come and go in real time.
 describe.runIf(databaseUrl !== "")("AccountChangesSql on PostgreSQL", () => {
   it.live("a change moves the version; a lost listening connection leaves none until it is back", () =>
     Effect.gen(function* () {

@@ -50,6 +50,7 @@ describe("withSearchPath", () => {
   })
 })
 
+// Live clock: real database clients (PGlite, PostgreSQL) connect and close in real time.
 describe("DatabaseLive", () => {
   it.live(
     "uses PGlite persisted in VERBATIM_DATA_DIR/pg when DATABASE_URL is unset or empty",
@@ -92,6 +93,7 @@ describe("DatabaseLive", () => {
   )
 })
 
+// Live clock: real database clients (PGlite, PostgreSQL) connect and close in real time.
 describe("test databases", () => {
   it.live.runIf(databaseUrl !== "")(
     "gives each PostgreSQL test database its own schema, and drops it afterwards",

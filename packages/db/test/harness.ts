@@ -44,6 +44,7 @@ export const describeEachDatabase = (
       options.migrations === undefined
         ? database.layer
         : Migrator.layer(options.migrations).pipe(Layer.provideMerge(database.layer))
+    // Live clock: real databases; tests wait for other fibers to reach PostgreSQL or PGlite in real time.
     layer(built, { timeout: "60 seconds", excludeTestServices: true })(`${name} [${database.name}]`, (it) =>
       suite(it, database)
     )

@@ -18,6 +18,7 @@ const tempDir = Effect.acquireRelease(
   (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
 )
 
+// Live clock: a real database (PGlite on disk) is opened, migrated and opened again.
 describe("PersistenceLive", () => {
   it.live(
     "migrates the embedded database once and serves the repositories across restarts",

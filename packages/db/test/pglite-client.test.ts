@@ -17,6 +17,7 @@ const tempDir = Effect.acquireRelease(
   (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
 )
 
+// Live clock: a real PGlite database on disk, with LISTEN/NOTIFY.
 describe("PgliteClient", () => {
   it.live(
     "keeps data in its folder (created if missing) across close and reopen",

@@ -168,6 +168,7 @@ const elapsed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 const firstError = <A, E>(exit: Exit.Exit<A, E>): unknown =>
   Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
 
+// Live clock: PostgreSQL's own time limits (statement_timeout, the pool's wait) run in real time.
 describe.runIf(databaseUrl !== "")("PostgreSQL timeouts (DATABASE_URL)", () => {
   it.live(
     "an address nothing listens on fails at once, as unavailable",

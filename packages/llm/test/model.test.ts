@@ -19,6 +19,7 @@ const splitter = layerWithStandIn(
   { retries: 2 }
 )
 
+// Live clock: the model is the Responses API stand-in, a real HTTP server on a local port.
 describe("Llm over the stand-in Responses API", () => {
   it.live("decodes a structured answer and sends the model, the system text and the key", () =>
     Effect.gen(function* () {

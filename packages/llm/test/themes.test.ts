@@ -25,6 +25,7 @@ const input: ThemesInput = {
   ].map((text, i) => new Transcript.Segment({ text, start: 1_000 + i * 4_000, end: 4_500 + i * 4_000 }))
 }
 
+// Live clock: the model is the Responses API stand-in, a real HTTP server on a local port.
 describe("AI themes engine over the stand-in", () => {
   it.live(
     "builds the answer from the transcript: times, quotes and counts of the segments the model names",

@@ -18,6 +18,7 @@ const translatorOn = (
 
 const texts = Array.from({ length: 30 }, (_, i) => `segment number ${i} says something.`)
 
+// Live clock: the model is the Responses API stand-in, a real HTTP server on a local port.
 describe("AI translator over the stand-in", () => {
   it.live("translates every segment in order, in chunks within the budget", () =>
     Effect.gen(function* () {

@@ -65,6 +65,7 @@ whenInstalled(() => {
   })
   afterAll(() => work.remove())
 
+  // Live clock: pocketsphinx and ffmpeg run as child processes.
   layer(PocketsphinxSpeech.layer(baseSettings), { excludeTestServices: true, timeout: 30_000 })(
     "pocketsphinx",
     (it) => {

@@ -63,6 +63,7 @@ whenInstalled(() => {
   })
   afterAll(() => work.remove())
 
+  // Live clock: the recogniser and the converter run as child processes.
   describe("cleanup", () => {
     it.live("after a recognition", () =>
       inScratch("done", {}, () =>
@@ -147,6 +148,7 @@ whenInstalled(() => {
     )
   })
 
+  // Live clock: the recogniser and the converter run as child processes.
   describe("with a stand-in recogniser", () => {
     /** A shell script in place of pocketsphinx_continuous. */
     const standIn = (name: string, script: string) => {

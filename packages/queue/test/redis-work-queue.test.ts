@@ -37,6 +37,7 @@ const waitForLine = (lines: Queue.Queue<string>, wanted: string) =>
 
 const lockMs = 1_000
 
+// Live clock: Redis and BullMQ keep real time (locks, stall checks), and consumers run as child processes.
 describe.skipIf(redis === undefined)("RedisWorkQueue", () => {
   if (redis === undefined) return
   layer(redis.layer({ lockDurationMs: lockMs, stalledIntervalMs: 500 }), {

@@ -35,6 +35,7 @@ const english = new Captions.CaptionTrack({
   name: null
 })
 
+// Live clock: the adapters share Redis, which keeps real time.
 describe.skipIf(redisUrl === "" && process.env.CI !== "true")("YouTube across processes, on Redis", () => {
   // The cache's values live an hour: this run's keys go with it.
   afterAll(() =>

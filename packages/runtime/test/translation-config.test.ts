@@ -30,6 +30,7 @@ const engineOf = (engine: TranslationEngineName, env: Record<string, string>) =>
     Effect.either
   )
 
+// Live clock: apertium runs as a child process to list its pairs.
 describe("translationFor", () => {
   it.live("auto: the model when VERBATIM_AI_MODEL is set", () =>
     Effect.gen(function* () {

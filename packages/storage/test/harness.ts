@@ -249,6 +249,7 @@ export const describeEachStore = (
   suite: (it: Vitest.MethodsNonLive<BlobStore | TestStore, true>, implementation: StoreImplementation) => void
 ): void => {
   for (const implementation of stores) {
+    // Live clock: each store is reached over real HTTP (its receiver, or s3rver) on a local port.
     effectLayer(implementation.layer, { timeout: "60 seconds", excludeTestServices: true })(
       `${name} [${implementation.label}]`,
       (it) => suite(it, implementation)

@@ -53,6 +53,7 @@ const refusalOf = (exit: Exit.Exit<unknown, unknown>) =>
     ? exit.cause.error.refusal
     : undefined
 
+// Live clock: the local store's receiver is a real HTTP server on a local port.
 layer(localLayer, { timeout: "60 seconds", excludeTestServices: true })("LocalBlobStore", (it) => {
   it.effect("a tampered, foreign or malformed token is refused as bad_signature and stores nothing", () =>
     Effect.gen(function* () {

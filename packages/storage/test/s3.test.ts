@@ -22,6 +22,7 @@ import { put } from "./http.js"
 
 const inAnHour = Effect.map(DateTime.now, DateTime.add({ hours: 1 }))
 
+// Live clock: s3rver is a real HTTP server on a local port.
 layer(s3Layer, { timeout: "60 seconds", excludeTestServices: true })("S3BlobStore on s3rver", (it) => {
   it.effect("the presigned URL signs Content-Type, Content-Length and Host, and expires by the terms", () =>
     Effect.gen(function* () {
@@ -183,6 +184,7 @@ layer(s3Layer, { timeout: "60 seconds", excludeTestServices: true })("S3BlobStor
   )
 })
 
+// Live clock: s3rver is a real HTTP server on a local port.
 describe("S3BlobStore", () => {
   it.scoped("an unreachable service fails with BlobStoreError, within the operation timeout", () =>
     Effect.gen(function* () {

@@ -87,6 +87,7 @@ export const speechToTextContract = <E>(
   cases: SpeechToTextCases
 ): void => {
   const timeout = cases.timeoutMs ?? 60_000
+  // Live clock: the engines run child processes or call a real HTTP server (the AssemblyAI stand-in).
   layer(engine, { excludeTestServices: true, timeout })(`SpeechToText contract: ${name}`, (it) => {
     it.effect(
       "recognises the clip: content words heard, real duration, ordered whole-ms times inside the audio",

@@ -38,6 +38,7 @@ const runReceiver = (port: number, secret: string) =>
       })
   )
 
+// Live clock: the receiver runs in its own Node process, the sender over real HTTP.
 describe("docs/webhooks.md receiver", () => {
   it("the document has the snippet", () => {
     expect(snippet).toContain('import { Webhook } from "standardwebhooks"')

@@ -6,6 +6,7 @@ import { NodeAddressResolver } from "../src/index.js"
 const resolveWith = (layer: Layer.Layer<AddressResolver>, host: string) =>
   Effect.flatMap(AddressResolver, (r) => r.resolve(host)).pipe(Effect.provide(layer), Effect.exit)
 
+// Live clock: the system resolver (getaddrinfo) answers in real time.
 describe("NodeAddressResolver", () => {
   it.live("resolves localhost through the system resolver (/etc/hosts, no network)", () =>
     Effect.gen(function* () {

@@ -47,6 +47,7 @@ const tableLookup =
     return addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }))
   }
 
+// Live clock: the receivers are real HTTP servers on local ports.
 describe("NodeWebhookSender: delivery", () => {
   it.scopedLive(
     "POSTs the body with Standard Webhooks headers that the receiver verifies with standardwebhooks",
@@ -180,6 +181,7 @@ describe("NodeWebhookSender: delivery", () => {
   )
 })
 
+// Live clock: the receivers are real HTTP servers on local ports.
 describe("NodeWebhookSender: addresses are checked at delivery", () => {
   it.scopedLive("127.0.0.1 not in allowedHosts is Refused and no connection is made", () =>
     Effect.gen(function* () {
