@@ -20,6 +20,7 @@ const live = process.env.VERBATIM_YOUTUBE_LIVE === "1"
 const video = "jNQXAC9IVRw" as Ids.VideoId
 const youtubeChannel = "UCBR8-60-B28hp2BmDPdntcQ"
 
+// Live clock: today's YouTube over the network.
 describe.skipIf(!live)("YouTube, live", () => {
   const layer = Layer.orDie(YouTubePlatform.layerConfig)
 

@@ -8,21 +8,17 @@
 import { describe, expect, it } from "@effect/vitest"
 import { collectUploads, VideoPlatform } from "@verbatim/core"
 import type { Ids } from "@verbatim/domain"
-import { Duration, Effect, Either, HashMap, Logger, Option, Stream, TestClock } from "effect"
+import { Effect, Either, HashMap, Logger, Option, Stream } from "effect"
 import { audioTrackOf, chooseAudio, parseXtags, trackRank } from "../src/audio.js"
 import { channelHead, listPage, listPaths } from "../src/browse.js"
 import type { FormatJson } from "../src/player.js"
 import { fixture, recordedCollections, recordedVideos } from "../src/testing.js"
-import { answered, at, requestsTo, vid, withPlatform } from "./support.js"
+import { answered, asTimePasses, at, requestsTo, vid, withPlatform } from "./support.js"
 
 const json = (name: string): unknown => JSON.parse(fixture(`hand-made/${name}`))
 const long = recordedCollections.longChannel
 const longId = long.id as Ids.ChannelId
 const gated = recordedCollections.ageGatedChannel as Ids.ChannelId
-
-/** Runs `effect` while the test clock moves on in 1 ms steps, for the adapter's waits between retries. */
-const asTimePasses = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.raceFirst(effect, Effect.forever(Effect.uninterruptible(TestClock.adjust(Duration.millis(1)))))
 
 interface Line {
   readonly level: string

@@ -18,7 +18,7 @@ import {
   testSettings
 } from "../src/testing.js"
 import { isCaptchaPage } from "../src/transport.js"
-import { answered, at, requestsTo, track, vid, withPlatform } from "./support.js"
+import { answered, asTimePasses, at, requestsTo, track, vid, withPlatform } from "./support.js"
 
 /** Answers `status` to the first `times` requests to `path`, then lets the recordings answer. */
 const failing = (path: string, times: number, status: number, headers: Record<string, string> = {}) => {
@@ -30,93 +30,103 @@ const failing = (path: string, times: number, status: number, headers: Record<st
 }
 
 describe("transient failures", () => {
-  it.live("a 503 twice is retried, and the third attempt answers", () =>
-    withPlatform(
-      (platform, replay) =>
-        Effect.gen(function* () {
-          const details = yield* platform.video(vid(recordedVideos.captioned))
-          expect(details.durationSeconds).toBe(316)
-          expect(requestsTo(replay, "/youtubei/v1/player")).toHaveLength(3)
-        }),
-      [failing("/youtubei/v1/player", 2, 503)]
-    )
-  )
-
-  it.live("5xx on every attempt: 503 platform_unavailable after 1 + retries attempts", () =>
-    withPlatform(
-      (platform, replay) =>
-        Effect.gen(function* () {
-          const error = yield* Effect.flip(platform.video(vid(recordedVideos.captioned)))
-          expect(answered(error)).toEqual(["PlatformUnavailable", "platform_unavailable", 503])
-          expect(error).toMatchObject({ attempts: 3 })
-          expect(requestsTo(replay, "/watch")).toHaveLength(3)
-        }),
-      [failing("/watch", 100, 502)],
-      { retries: 2 }
-    )
-  )
-
-  it.live("a 429 without a reCAPTCHA is retried; when it persists: 503 platform_blocked (rate_limited)", () =>
-    Effect.gen(function* () {
-      const recovered = yield* withPlatform(
+  it.effect("a 503 twice is retried, and the third attempt answers", () =>
+    asTimePasses(
+      withPlatform(
         (platform, replay) =>
-          platform
-            .video(vid(recordedVideos.captioned))
-            .pipe(Effect.map(() => requestsTo(replay, "/watch").length)),
-        [failing("/watch", 1, 429, { "retry-after": "0" })]
-      )
-      expect(recovered).toBe(2)
-      const error = yield* withPlatform(
-        (platform) => Effect.flip(platform.video(vid(recordedVideos.captioned))),
-        [failing("/watch", 100, 429)],
-        { retries: 1 }
-      )
-      expect([...answered(error), error._tag === "PlatformBlocked" && error.kind]).toEqual([
-        "PlatformBlocked",
-        "platform_blocked",
-        503,
-        "rate_limited"
-      ])
-    })
-  )
-
-  it.live("a network error or a request over the time limit is retried, then platform_unavailable", () =>
-    Effect.gen(function* () {
-      const broken = replayLayer(() => () => Promise.reject(new TypeError("fetch failed: ECONNRESET")), {
-        ...testSettings,
-        retries: 1
-      })
-      const error = yield* Effect.flip(
-        Effect.flatMap(VideoPlatform, (p) => p.video(vid(recordedVideos.captioned))).pipe(
-          Effect.provide(broken)
-        )
-      )
-      expect(answered(error)).toEqual(["PlatformUnavailable", "platform_unavailable", 503])
-      expect(error).toMatchObject({ attempts: 2 })
-
-      const aborted: Array<boolean> = []
-      const hanging = replayLayer(
-        () => (request) =>
-          new Promise<Response>((_, reject) => {
-            request.signal.addEventListener("abort", () => {
-              aborted.push(true)
-              reject(new Error("aborted"))
-            })
+          Effect.gen(function* () {
+            const details = yield* platform.video(vid(recordedVideos.captioned))
+            expect(details.durationSeconds).toBe(316)
+            expect(requestsTo(replay, "/youtubei/v1/player")).toHaveLength(3)
           }),
-        { ...testSettings, retries: 1, requestTimeout: Duration.millis(30) }
+        [failing("/youtubei/v1/player", 2, 503)]
       )
-      const slow = yield* Effect.flip(
-        Effect.flatMap(VideoPlatform, (p) => p.video(vid(recordedVideos.captioned))).pipe(
-          Effect.provide(hanging)
-        )
-      )
-      expect(answered(slow)).toEqual(["PlatformUnavailable", "platform_unavailable", 503])
-      expect(slow).toMatchObject({ reason: expect.stringContaining("took longer than") })
-      expect(aborted).toEqual([true, true])
-    })
+    )
   )
 
-  it.live("a refusal is not retried: the bot check asks once", () =>
+  it.effect("5xx on every attempt: 503 platform_unavailable after 1 + retries attempts", () =>
+    asTimePasses(
+      withPlatform(
+        (platform, replay) =>
+          Effect.gen(function* () {
+            const error = yield* Effect.flip(platform.video(vid(recordedVideos.captioned)))
+            expect(answered(error)).toEqual(["PlatformUnavailable", "platform_unavailable", 503])
+            expect(error).toMatchObject({ attempts: 3 })
+            expect(requestsTo(replay, "/watch")).toHaveLength(3)
+          }),
+        [failing("/watch", 100, 502)],
+        { retries: 2 }
+      )
+    )
+  )
+
+  it.effect(
+    "a 429 without a reCAPTCHA is retried; when it persists: 503 platform_blocked (rate_limited)",
+    () =>
+      asTimePasses(
+        Effect.gen(function* () {
+          const recovered = yield* withPlatform(
+            (platform, replay) =>
+              platform
+                .video(vid(recordedVideos.captioned))
+                .pipe(Effect.map(() => requestsTo(replay, "/watch").length)),
+            [failing("/watch", 1, 429, { "retry-after": "0" })]
+          )
+          expect(recovered).toBe(2)
+          const error = yield* withPlatform(
+            (platform) => Effect.flip(platform.video(vid(recordedVideos.captioned))),
+            [failing("/watch", 100, 429)],
+            { retries: 1 }
+          )
+          expect([...answered(error), error._tag === "PlatformBlocked" && error.kind]).toEqual([
+            "PlatformBlocked",
+            "platform_blocked",
+            503,
+            "rate_limited"
+          ])
+        })
+      )
+  )
+
+  it.effect("a network error or a request over the time limit is retried, then platform_unavailable", () =>
+    asTimePasses(
+      Effect.gen(function* () {
+        const broken = replayLayer(() => () => Promise.reject(new TypeError("fetch failed: ECONNRESET")), {
+          ...testSettings,
+          retries: 1
+        })
+        const error = yield* Effect.flip(
+          Effect.flatMap(VideoPlatform, (p) => p.video(vid(recordedVideos.captioned))).pipe(
+            Effect.provide(broken)
+          )
+        )
+        expect(answered(error)).toEqual(["PlatformUnavailable", "platform_unavailable", 503])
+        expect(error).toMatchObject({ attempts: 2 })
+
+        const aborted: Array<boolean> = []
+        const hanging = replayLayer(
+          () => (request) =>
+            new Promise<Response>((_, reject) => {
+              request.signal.addEventListener("abort", () => {
+                aborted.push(true)
+                reject(new Error("aborted"))
+              })
+            }),
+          { ...testSettings, retries: 1, requestTimeout: Duration.millis(30) }
+        )
+        const slow = yield* Effect.flip(
+          Effect.flatMap(VideoPlatform, (p) => p.video(vid(recordedVideos.captioned))).pipe(
+            Effect.provide(hanging)
+          )
+        )
+        expect(answered(slow)).toEqual(["PlatformUnavailable", "platform_unavailable", 503])
+        expect(slow).toMatchObject({ reason: expect.stringContaining("took longer than") })
+        expect(aborted).toEqual([true, true])
+      })
+    )
+  )
+
+  it.effect("a refusal is not retried: the bot check asks once", () =>
     withPlatform((platform, replay) =>
       Effect.gen(function* () {
         yield* Effect.flip(platform.video(vid(recordedVideos.botCheck)))
@@ -133,7 +143,7 @@ describe("proxies", () => {
     proxies: proxies.slice(0, n).map((p) => Redacted.make(p))
   })
 
-  it.live("a blocked proxy hands over to the next, which later requests keep using", () =>
+  it.effect("a blocked proxy hands over to the next, which later requests keep using", () =>
     Effect.gen(function* () {
       const used: Array<string> = []
       const blocked = replayFetch([at("/watch", () => errorPages.tooManyRequests()), ...recordedYouTube()])
@@ -160,7 +170,7 @@ describe("proxies", () => {
     })
   )
 
-  it.live("when every proxy is blocked, the block is answered after one try on each", () =>
+  it.effect("when every proxy is blocked, the block is answered after one try on each", () =>
     Effect.gen(function* () {
       const botCheck = replayFetch([
         at("/youtubei/v1/player", () => ({
@@ -193,7 +203,7 @@ const startsReach = (count: () => number, expected: number) =>
   })
 
 describe("the concurrency bound and pacing", () => {
-  it.live("never has more requests in flight than the bound", () =>
+  it.effect("never has more requests in flight than the bound", () =>
     Effect.gen(function* () {
       const replay = replayFetch(recordedYouTube())
       let inFlight = 0
@@ -258,7 +268,7 @@ describe("the concurrency bound and pacing", () => {
 })
 
 describe("the shared cache", () => {
-  it.live("concurrent requests for one video share one fetch; later ones are answered from the cache", () =>
+  it.effect("concurrent requests for one video share one fetch; later ones are answered from the cache", () =>
     withPlatform((platform, replay) =>
       Effect.gen(function* () {
         const id = vid(recordedVideos.captioned)
@@ -275,7 +285,7 @@ describe("the shared cache", () => {
     )
   )
 
-  it.live("keeps facts about a video, never the platform's trouble", () =>
+  it.effect("keeps facts about a video, never the platform's trouble", () =>
     Effect.gen(function* () {
       const facts = yield* withPlatform((platform, replay) =>
         Effect.gen(function* () {

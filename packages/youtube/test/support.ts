@@ -1,7 +1,7 @@
 /** Helpers of the adapter's tests: the platform over a replay, and how a failure reaches a caller. */
 import { fromPlatformError, type PlatformError, VideoPlatform } from "@verbatim/core"
 import { Captions, type Ids, type Language } from "@verbatim/domain"
-import { Effect, type Layer } from "effect"
+import { Duration, Effect, type Layer, TestClock } from "effect"
 import type { YouTubeSettings } from "../src/config.js"
 import {
   type Answer,
@@ -62,3 +62,11 @@ export const answered = (error: PlatformError): readonly [string, string, number
 /** The requests of a replay to one path. */
 export const requestsTo = (replay: Replay, path: string) =>
   replay.requests.filter((r) => r.url.pathname === path)
+
+/**
+ * Runs `effect` on the test clock while the clock moves on in 1 ms steps, for the adapter's waits
+ * (between retries, for a request's time limit) among replayed answers that settle in real time.
+ * Each step is uninterruptible: an adjust cut short may have taken a sleep off the clock unwoken.
+ */
+export const asTimePasses = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.raceFirst(effect, Effect.forever(Effect.uninterruptible(TestClock.adjust(Duration.millis(1)))))
