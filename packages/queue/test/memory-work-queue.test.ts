@@ -16,38 +16,42 @@ const until = <E>(check: Effect.Effect<boolean, E>): Effect.Effect<void, E> =>
   )
 
 describe("MemoryWorkQueue", () => {
-  it("interleaves accounts: the lowest (position in its account, offer order) is delivered first", () =>
-    fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.array(accounts, { minLength: 1, maxLength: 6 }), { maxLength: 12 }),
-        (batches) =>
-          Effect.runPromise(
-            Effect.scoped(
-              Effect.gen(function* () {
-                const queue = yield* MemoryWorkQueue.make()
-                const counts = new Map<string, number>()
-                const expected: Array<{ id: string; position: number; order: number }> = []
-                for (const batch of batches) {
-                  const offers: Array<WorkOffer> = batch.map((accountId) => {
-                    const position = (counts.get(accountId) ?? 0) + 1
-                    counts.set(accountId, position)
-                    const id = `${accountId}-${position}`
-                    expected.push({ id, position, order: expected.length })
-                    return { lane: "l", id, accountId }
-                  })
-                  yield* queue.offer(offers)
-                }
-                const seen = yield* Queue.unbounded<string>()
-                yield* queue.consume("l", { concurrency: 1 }, (item) => Queue.offer(seen, item.id))
-                const delivered = yield* Effect.forEach(expected, () => Queue.take(seen))
-                expected.sort((x, y) => x.position - y.position || x.order - y.order)
-                expect(delivered).toEqual(expected.map((e) => e.id))
-              })
+  it(
+    "interleaves accounts: the lowest (position in its account, offer order) is delivered first",
+    () =>
+      fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.array(accounts, { minLength: 1, maxLength: 6 }), { maxLength: 12 }),
+          (batches) =>
+            Effect.runPromise(
+              Effect.scoped(
+                Effect.gen(function* () {
+                  const queue = yield* MemoryWorkQueue.make()
+                  const counts = new Map<string, number>()
+                  const expected: Array<{ id: string; position: number; order: number }> = []
+                  for (const batch of batches) {
+                    const offers: Array<WorkOffer> = batch.map((accountId) => {
+                      const position = (counts.get(accountId) ?? 0) + 1
+                      counts.set(accountId, position)
+                      const id = `${accountId}-${position}`
+                      expected.push({ id, position, order: expected.length })
+                      return { lane: "l", id, accountId }
+                    })
+                    yield* queue.offer(offers)
+                  }
+                  const seen = yield* Queue.unbounded<string>()
+                  yield* queue.consume("l", { concurrency: 1 }, (item) => Queue.offer(seen, item.id))
+                  const delivered = yield* Effect.forEach(expected, () => Queue.take(seen))
+                  expected.sort((x, y) => x.position - y.position || x.order - y.order)
+                  expect(delivered).toEqual(expected.map((e) => e.id))
+                })
+              )
             )
-          )
+        ),
+        { numRuns: 100 }
       ),
-      { numRuns: 100 }
-    ))
+    60_000
+  )
 
   it(
     "while items run: each account keeps its order, and an idle account waits at most 2 items of any other",
