@@ -3,7 +3,7 @@
  * in-process caches and its own pacing) share what the runtime gives them when `REDIS_URL` is set,
  * the egress budget and the shared cache, here their in-memory implementations (the Redis ones pass
  * the same suite in `@verbatim/queue`, and `@verbatim/runtime` runs this over Redis). On the test
- * clock: the budget paces on Effect's clock, which the egress tests move in 1 ms steps.
+ * clock: the budget paces on Effect's clock, which the egress tests move in steps (`asTimePasses`).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { EgressBudget, egressBackoff, SharedCache, VideoPlatform } from "@verbatim/core"

@@ -64,9 +64,9 @@ export const requestsTo = (replay: Replay, path: string) =>
   replay.requests.filter((r) => r.url.pathname === path)
 
 /**
- * Runs `effect` on the test clock while the clock moves on in 1 ms steps, for the adapter's waits
+ * Runs `effect` on the test clock while the clock moves on in 10 ms steps, for the adapter's waits
  * (between retries, for a request's time limit) among replayed answers that settle in real time.
  * Each step is uninterruptible: an adjust cut short may have taken a sleep off the clock unwoken.
  */
 export const asTimePasses = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.raceFirst(effect, Effect.forever(Effect.uninterruptible(TestClock.adjust(Duration.millis(1)))))
+  Effect.raceFirst(effect, Effect.forever(Effect.uninterruptible(TestClock.adjust(Duration.millis(10)))))
