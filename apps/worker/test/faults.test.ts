@@ -78,6 +78,7 @@ const expectChargedOnce = (
     expect(balance).toBe(account.credits - credits * finished.length)
   })
 
+// Live clock: worker and server processes, killed and restarted, on PostgreSQL and Redis.
 describe.skipIf(!fleetAvailable)("faults over real processes (PostgreSQL + Redis)", () => {
   it.live(
     "a worker killed with SIGKILL mid-job: another worker finishes every job once, charged once",
