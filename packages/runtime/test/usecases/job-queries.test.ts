@@ -8,14 +8,14 @@
 import { describe, expect, layer } from "@effect/vitest"
 import { type Account, JobLifecycle, JobQueries, StoredTranscripts, Transcribe } from "@verbatim/core"
 import { Api, type Ids, Status, Transcript } from "@verbatim/domain"
-import { DateTime, Effect, FastCheck as fc } from "effect"
+import { DateTime, Duration, Effect, FastCheck as fc, TestClock } from "effect"
 import {
   createAccount,
   expectApiError,
   jobRecord,
-  liveSuiteOptions,
   newAccount,
   query,
+  suiteOptions,
   trackSegments,
   transcribeRequest,
   unknownUuid,
@@ -33,8 +33,7 @@ const transcribe = (account: Account, body: Record<string, unknown>) =>
 const getJob = (account: Account, id: string, fields: Record<string, string> = {}) =>
   Effect.flatMap(JobQueries, (jobs) => jobs.get(account, id as Ids.JobId, query(Api.JobQuery, fields)))
 
-// Live clock for now: pages are newest first, and jobs made at one frozen instant tie.
-layer(useCasesLayer(), liveSuiteOptions)("JobQueries on the production wiring", (it) => {
+layer(useCasesLayer(), suiteOptions)("JobQueries on the production wiring", (it) => {
   describe("get", () => {
     it.effect("reads back a job in each status, with data only when completed", () =>
       Effect.gen(function* () {
@@ -235,6 +234,8 @@ layer(useCasesLayer(), liveSuiteOptions)("JobQueries on the production wiring", 
         const other = yield* createAccount({ credits: 5 })
         yield* transcribe(other, { video: videos.manualAndAuto })
         yield* transcribe(account, { video: videos.multiLanguage, language: "fr" })
+        // A second later: the list is newest first (at one instant the two would tie).
+        yield* TestClock.adjust(Duration.seconds(1))
         yield* transcribe(account, { video: videos.unavailable })
         const list = yield* (yield* JobQueries).list(account, query(Api.JobListQuery))
         expect(list.jobs).toHaveLength(2)
