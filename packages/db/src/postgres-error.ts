@@ -120,22 +120,10 @@ export const isDatabaseUnavailable = (error: unknown, depth = 0): boolean => {
 }
 
 /**
- * A posting (`Ledger` postOne: the account's row locked in a CTE, checked and moved in one
- * statement) that a concurrent hold raced: the check read the available balance before the hold
- * committed, so the move broke `accounts_held_covered` (held above credits) and PostgreSQL refused
- * the statement. Nothing was kept; run again, the statement reads the committed hold and refuses
- * with `InsufficientCredits`, or succeeds.
- */
-const heldRace = (error: unknown): boolean =>
-  hasPostgresErrorCode(PostgresErrorCode.CheckViolation)(error) &&
-  Option.contains(postgresConstraint(error), "accounts_held_covered")
-
-/**
  * Whether the server gave up on the statement's transaction to break a deadlock (40P01) or a
- * serialization conflict (40001), or refused a posting that a concurrent hold raced (`heldRace`):
- * nothing of that transaction was kept, and running it again is what PostgreSQL asks for.
+ * serialization conflict (40001): nothing of that transaction was kept, and running it again is
+ * what PostgreSQL asks for.
  */
 export const isTransientConflict = (error: unknown): boolean =>
   hasPostgresErrorCode(PostgresErrorCode.DeadlockDetected)(error) ||
-  hasPostgresErrorCode(PostgresErrorCode.SerializationFailure)(error) ||
-  heldRace(error)
+  hasPostgresErrorCode(PostgresErrorCode.SerializationFailure)(error)

@@ -18,6 +18,7 @@ import { Int8, nullableJsonText, Timestamp, toDate, toNullableDate } from "./col
 import { operation } from "./failure.js"
 import { leaseSql, leaseUntil } from "./lease.js"
 import { countOf, totalOf } from "./page.js"
+import { inSomeTransaction } from "./transaction.js"
 import { ServedRow, servedColumnList, servedFieldList, servedOf } from "./transcript-rows.js"
 import { ownedConditions } from "./transcripts.js"
 
@@ -69,6 +70,14 @@ interface BatchSettlement {
 }
 
 /** One settlement's fate, in the order of the settlements. */
+/** The jobs a settle moves, with their owner, and what to write for each. */
+const SettleRequest = Schema.Struct({
+  ids: Schema.String,
+  owner: Schema.String,
+  /** JSON of `BatchSettlement`s, built from settlements the port's types already checked. */
+  settlements: Schema.String
+})
+
 const BatchSettled = Schema.Struct({
   n: Schema.Int,
   held: Schema.Boolean,
@@ -203,21 +212,14 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
 
   // Locks in the order every writer follows (jobs, then their holds, then accounts, each in id
   // order), so it never deadlocks with another settle or a request's charge. The charges follow
-  // `./ledger.ts`: each account's row is locked before its entries are written, an entry whose key
-  // exists inserts nothing, and the balance moves by exactly what was inserted. Each moved job's open
-  // hold (migration 0016) is closed in the same statement: settled by its charge, released without
-  // one; an account's charges are paid from its available balance plus what its moving jobs' holds
-  // free.
-  const settleSome = SqlSchema.findAll({
-    Request: Schema.Struct({
-      ids: Schema.String,
-      owner: Schema.String,
-      /** JSON of `BatchSettlement`s, built from settlements the port's types already checked. */
-      settlements: Schema.String
-    }),
-    Result: BatchSettled,
-    execute: ({ ids, owner, settlements }) =>
-      sql`WITH s AS MATERIALIZED (
+  // `./ledger.ts`: the rows are locked by a statement of their own (`lockSettling`), then one
+  // statement, whose snapshot sees every posting committed before the locks were granted, checks
+  // each account's balance, writes its entries (an entry whose key exists inserts nothing) and
+  // moves the balance by exactly what was inserted. Each moved job's open hold (migration 0016) is
+  // closed in the same statement: settled by its charge, released without one; an account's
+  // charges are paid from its available balance plus what its moving jobs' holds free.
+  const settling = ({ ids, owner, settlements }: typeof SettleRequest.Type) =>
+    sql`WITH s AS MATERIALIZED (
           SELECT * FROM jsonb_to_recordset(${settlements}::jsonb) AS s(n integer, id uuid, status text,
             error text, credits_used integer, transcript_id uuid, video_title text, language text, source text,
             completed_at timestamptz, account_id uuid, key text, amount bigint, job_id uuid, reason text,
@@ -239,7 +241,18 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
           FROM accounts a LEFT JOIN freed f ON f.account_id = a.id
           WHERE a.id IN (SELECT account_id FROM need UNION SELECT account_id FROM freed)
           ORDER BY a.id FOR NO KEY UPDATE OF a
-        ), moving AS MATERIALIZED (
+        )`
+
+  const lockSettling = SqlSchema.void({
+    Request: SettleRequest,
+    execute: (request) => sql`${settling(request)} SELECT count(*) FROM locked`
+  })
+
+  const settleSome = SqlSchema.findAll({
+    Request: SettleRequest,
+    Result: BatchSettled,
+    execute: (request) =>
+      sql`${settling(request)}, moving AS MATERIALIZED (
           SELECT s.* FROM s WHERE s.id IN (SELECT id FROM held) AND (s.amount IS NULL OR s.account_id IN (
             SELECT l.id FROM locked l JOIN need ON need.account_id = l.id WHERE l.available >= need.amount))
         ), moved AS (
@@ -275,6 +288,9 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
           LEFT JOIN need ON need.account_id = s.account_id LEFT JOIN locked l ON l.id = s.account_id
         ORDER BY s.n`
   })
+
+  const settleLocked = (request: typeof SettleRequest.Type) =>
+    inSomeTransaction(sql)(Effect.zipRight(lockSettling(request), settleSome(request)))
 
   const runnableAt = SqlSchema.findAll({
     Request: Schema.Struct({ now: Timestamp, limit: Schema.Int }),
@@ -404,7 +420,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
     settleMany: (owner, settlements) =>
       settlements.length === 0
         ? Effect.succeed([])
-        : settleSome({
+        : settleLocked({
             ids: uuidArray(settlements.map((s) => s.id)),
             owner,
             settlements: JSON.stringify(

@@ -1,18 +1,20 @@
 /**
- * The `Ledger` port on SQL. A posting is ONE statement, atomic on its own and inside the caller's
- * transaction alike (no savepoint): it locks the account's row (`FOR NO KEY UPDATE`, the lock an
- * `UPDATE` takes: it waits for any posting of the account in progress and then reads the latest
- * balance, but not for the transactions that merely reference the account, such as a job being
- * inserted; `FOR UPDATE` would deadlock with those), inserts the entry only if
- * that balance covers it (`ON CONFLICT DO NOTHING`: a key already posted inserts nothing), and moves
- * the balance by exactly what was inserted. A refused charge writes nothing and raises nothing in
- * the database, so the caller's transaction stays usable. The balance never goes below zero (the
- * `accounts_credits_nonnegative` check would refuse it anyway), always equals the sum of the
- * entries, and no key posts twice, under any concurrency, on PGlite and PostgreSQL alike.
+ * The `Ledger` port on SQL. Every posting, hold and settlement runs as statements under the
+ * account's row lock, taken by its first statement (`FOR NO KEY UPDATE`, the lock an `UPDATE`
+ * takes: it waits for any posting of the account in progress, but not for the transactions that
+ * merely reference the account, such as a job being inserted; `FOR UPDATE` would deadlock with
+ * those), in the caller's transaction or in one of its own. Each later statement reads with a
+ * snapshot taken after the lock was granted, so it sees every posting committed before: the
+ * balance is checked in code, and the entry is inserted (`ON CONFLICT DO NOTHING`: a key already
+ * posted inserts nothing) and the balance moved by exactly what was inserted, in one statement. A
+ * refused charge writes nothing and raises nothing in the database, so the caller's transaction
+ * stays usable. The balance never goes below zero (the `accounts_credits_nonnegative` check would
+ * refuse it anyway), always equals the sum of the entries, and no key posts twice, under any
+ * concurrency, on PGlite and PostgreSQL alike.
  *
- * When the statement did not insert and the balance could not cover the amount, a second read
- * tells a refused charge from a key posted before (every insert of the account's entries happens
- * under its row lock, so that read sees every posting that finished).
+ * (One statement that locks the row in a CTE, checks it and moves it is not enough: on PostgreSQL
+ * its check has been seen to read a balance older than the row its update then moved, racing a
+ * hold settled on the same account, and the move broke a check constraint; decision CR-13.)
  *
  * Holds (`credit_holds`, migration 0016) follow the same rules: placing one locks the account's row
  * first, then inserts the hold only if the available balance (`credits - held`) covers it and moves
@@ -20,8 +22,9 @@
  * charge, closing the hold; releasing one locks the hold's row, closes it and moves `held` in one
  * statement. A charge takes from the available balance, so it never spends what a hold reserved.
  *
- * `Jobs.settleMany` (`./jobs.ts`) posts the charges of the jobs it moves by the same rules, in its
- * own statement, settling or releasing their holds.
+ * `Jobs.settleMany` (`./jobs.ts`) posts the charges of the jobs it moves by the same rules (a
+ * statement that locks the rows, then one that checks and moves them), settling or releasing their
+ * holds.
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
@@ -41,6 +44,7 @@ import { type DateTime, Effect, Layer, Option, Schema } from "effect"
 import { makeDirectQuery } from "../direct.js"
 import { Int8, Int8As, Timestamp } from "./columns.js"
 import { AccountNotFound, operation, operationKeeping } from "./failure.js"
+import { inSomeTransaction } from "./transaction.js"
 
 const Balance = Int8As(Credits.Credits)
 
@@ -106,9 +110,6 @@ const PostRequest = Schema.Struct({
   at: Timestamp
 })
 
-/** What a posting found and did: the balance before, and after when it inserted the entry. */
-const PostRow = Schema.Struct({ before: Balance, after: Schema.NullOr(Balance) })
-
 /** Whether a key is posted (an entry, or a hold), and the available balance now. */
 const KeyRow = Schema.Struct({ credits: Balance, posted: Schema.Boolean })
 
@@ -142,31 +143,22 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
         FROM ledger_entries WHERE account_id = ${accountId} ORDER BY seq`
   })
 
-  const postOne = SqlSchema.findOne({
+  /** Inserts an entry (nothing when its key is posted) and moves the locked account's balance by it. */
+  const insertEntry = SqlSchema.findOne({
     Request: PostRequest,
-    Result: PostRow,
+    Result: BalanceRow,
     execute: (p) =>
-      sql`WITH account AS MATERIALIZED (
-          SELECT id, credits - held AS available FROM accounts WHERE id = ${p.accountId} FOR NO KEY UPDATE
-        ), entry AS (
+      sql`WITH entry AS (
           INSERT INTO ledger_entries (account_id, kind, amount, key, job_id, reason, created_at)
-          SELECT id, ${p.kind}, ${p.delta}, ${p.key}, ${p.jobId}, ${p.reason}, ${p.at} FROM account
-          WHERE available + ${p.delta} >= 0
+          VALUES (${p.accountId}, ${p.kind}, ${p.delta}, ${p.key}, ${p.jobId}, ${p.reason}, ${p.at})
           ON CONFLICT (account_id, key) DO NOTHING
           RETURNING account_id
-        ), moved AS (
-          UPDATE accounts SET credits = credits + ${p.delta}
-          WHERE id IN (SELECT account_id FROM entry) RETURNING credits - held AS available
         )
-        SELECT available AS before, (SELECT available FROM moved) AS after FROM account`
+        UPDATE accounts SET credits = credits + ${p.delta}
+        WHERE id IN (SELECT account_id FROM entry) RETURNING credits - held AS credits`
   })
 
-  // A hold, and a settlement of one, run as statements under the account's row lock taken first,
-  // in one transaction (a savepoint inside the caller's): the lock waits for any posting of the
-  // account in progress, and each later statement reads with a snapshot taken after it, so it sees
-  // every hold and entry committed before. (Locking the row in a CTE and updating it in the same
-  // statement does not do this: PostgreSQL's update then works from the row as the statement's
-  // snapshot saw it, before a concurrent grant, and the balance check refuses it.)
+  // The first statement of every posting, hold and settlement (see the module's comment).
   const lockFunds = SqlSchema.findOne({
     Request: Ids.AccountId,
     Result: FundsRow,
@@ -292,54 +284,47 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
       )
     )
 
-  /**
-   * What a posting (or a hold) did: applied, a key already there (the available balance now), or
-   * refused. `taken` is what it takes from the available balance; `posted` reads whether its key
-   * was posted before (a second read, only when nothing was inserted).
-   */
-  const outcome = <E, R>(
-    accountId: Ids.AccountId,
-    found: Option.Option<typeof PostRow.Type>,
-    taken: number,
-    posted: Effect.Effect<Option.Option<typeof KeyRow.Type>, E, R>
-  ) =>
-    Effect.gen(function* () {
-      if (Option.isNone(found)) return yield* new AccountNotFound({ accountId })
-      const { before, after } = found.value
-      if (after !== null) return { balance: after, applied: true } satisfies Posted
-      // Not inserted: the key was posted before, or the balance was short (refused).
-      const key = yield* posted
-      if (Option.isSome(key) && key.value.posted) {
-        return { balance: key.value.credits, applied: false } satisfies Posted
-      }
-      return yield* new InsufficientCredits({ required: taken, balance: before })
-    })
+  // Every posting, hold and settlement takes the account's row lock first (the module's comment).
+  const underLock = inSomeTransaction(sql)
 
-  /** Posts an entry moving the balance by `delta` (signed); fails when the available balance would go below zero. */
+  /**
+   * Posts an entry moving the balance by `delta` (signed); fails when the available balance would
+   * go below zero, unless the key was posted before (then nothing moves).
+   */
   const post = (kind: EntryKind, request: EntryRequest, delta: number) =>
-    Effect.flatMap(
-      postOne({
-        accountId: request.accountId,
-        kind,
-        delta,
-        key: request.key,
-        jobId: request.jobId ?? null,
-        reason: request.reason,
-        at: request.at
-      }),
-      (found) =>
-        outcome(
-          request.accountId,
-          found,
-          -delta,
-          keyPosted({ accountId: request.accountId, key: request.key })
-        )
+    underLock(
+      Effect.gen(function* () {
+        const { accountId, key } = request
+        const funds = yield* lockFunds(accountId)
+        if (Option.isNone(funds)) return yield* new AccountNotFound({ accountId })
+        const available = funds.value.credits - funds.value.held
+        if (available + delta >= 0) {
+          const moved = yield* insertEntry({
+            accountId,
+            kind,
+            delta,
+            key,
+            jobId: request.jobId ?? null,
+            reason: request.reason,
+            at: request.at
+          })
+          return Option.match(moved, {
+            onNone: (): Posted => ({ balance: available, applied: false }),
+            onSome: (row): Posted => ({ balance: row.credits, applied: true })
+          })
+        }
+        const known = yield* keyPosted({ accountId, key })
+        if (Option.isSome(known) && known.value.posted) {
+          return { balance: available, applied: false } satisfies Posted
+        }
+        return yield* new InsufficientCredits({ required: -delta, balance: available })
+      })
     )
 
   const hold = (request: HoldRequest, amount: number) =>
     amount <= 0
       ? Effect.map(balanceOf(request.accountId), (balance): Posted => ({ balance, applied: false }))
-      : sql.withTransaction(
+      : underLock(
           Effect.gen(function* () {
             const { accountId, key } = request
             const funds = yield* lockFunds(accountId)
@@ -368,7 +353,7 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
         )
 
   const settleHold = (holdKey: string, request: EntryRequest, amount: number) =>
-    sql.withTransaction(
+    underLock(
       Effect.gen(function* () {
         const { accountId } = request
         const funds = yield* lockFunds(accountId)

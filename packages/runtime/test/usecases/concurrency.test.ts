@@ -290,8 +290,8 @@ layer(useCasesLayer(), liveSuiteOptions)("spending under concurrency, on the pro
               ]
             ],
             // Found in CI on PostgreSQL (seed -1081636833): a transcript's charge whose check missed a
-            // concurrent hold of the whole balance broke accounts_held_covered (a 500); such a charge
-            // now runs again (`isTransientConflict`), then is refused or taken.
+            // concurrent hold of the whole balance broke accounts_held_covered (a 500); a posting now
+            // locks the account's row before it checks the balance (CR-13).
             [
               1,
               [
@@ -307,6 +307,25 @@ layer(useCasesLayer(), liveSuiteOptions)("spending under concurrency, on the pro
                 { _tag: "remove", pick: 0 },
                 { _tag: "hold", amount: 1, settle: false },
                 { _tag: "transcribe", pick: 0 }
+              ]
+            ],
+            // Found in CI on PostgreSQL (seed 331241708): a transcript's charge in its store
+            // transaction, racing holds settled and released, grants and deletes, broke
+            // accounts_credits_nonnegative (a 500): its one statement checked a balance older than
+            // the row it moved. A posting now locks the account's row in a statement of its own
+            // and checks and moves it in the next (CR-13).
+            [
+              1,
+              [
+                { _tag: "hold", amount: 1, settle: true },
+                { _tag: "transcribe", pick: 6 },
+                { _tag: "transcribe", pick: 2 },
+                { _tag: "remove", pick: 0 },
+                { _tag: "grant", key: 3, amount: 2 },
+                { _tag: "grant", key: 0, amount: 1 },
+                { _tag: "remove", pick: 2 },
+                { _tag: "transcribe", pick: 2 },
+                { _tag: "remove", pick: 4 }
               ]
             ]
           ]
