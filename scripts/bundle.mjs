@@ -12,7 +12,8 @@
  *
  * Built once: `pnpm install` bundles the apps (the root `postinstall`, `--install`: skipped
  * under `NODE_ENV=production` or without esbuild, as in a production-only install), and each command then
- * runs `node scripts/bundle.mjs --if-changed <app>` before node, which rebuilds only when a file the
+ * runs `node scripts/bundle.mjs --if-changed --run <app>`, which runs the bundle in its own process
+ * after a check that rebuilds only when a file the
  * bundle was made from changed since (`<name>.build.json` beside the bundle lists every input file
  * with its size and modification time, and the bundle's own files; checking them takes a few
  * milliseconds, and esbuild is loaded only to rebuild). With `NODE_ENV=production` it never
@@ -26,7 +27,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const apps = {
@@ -39,14 +40,20 @@ const apps = {
 const alwaysInputs = ["scripts/bundle.mjs", "scripts/bundle-externals.mjs", "pnpm-lock.yaml"]
 
 const args = process.argv.slice(2)
-const ifChanged = args.includes("--if-changed") || args.includes("--install")
-const atInstall = args.includes("--install")
-const names = args
-  .filter((arg) => !arg.startsWith("--"))
-  .flatMap((arg) => (arg === "all" ? Object.keys(apps) : [arg]))
+// `--run <app> [args...]`: checks (and rebuilds) that one app, then runs its bundle in this very
+// process with the arguments after the app's name, which saves starting a second node (about 45 ms).
+const firstName = args.findIndex((arg) => !arg.startsWith("--"))
+const run = args.slice(0, firstName === -1 ? args.length : firstName).includes("--run")
+const own = run ? args.slice(0, firstName) : args
+const ifChanged = own.includes("--if-changed") || own.includes("--install")
+const atInstall = own.includes("--install")
+const names = run
+  ? args.slice(firstName, firstName + 1)
+  : args.filter((arg) => !arg.startsWith("--")).flatMap((arg) => (arg === "all" ? Object.keys(apps) : [arg]))
 if (names.length === 0 || names.some((name) => apps[name] === undefined)) {
   process.stderr.write(
-    `usage: node scripts/bundle.mjs [--if-changed|--install] <${Object.keys(apps).join("|")}|all>...\n`
+    `usage: node scripts/bundle.mjs [--if-changed|--install] <${Object.keys(apps).join("|")}|all>...\n` +
+      `       node scripts/bundle.mjs [--if-changed] --run <${Object.keys(apps).join("|")}> [its arguments]\n`
   )
   process.exit(2)
 }
@@ -160,3 +167,10 @@ await Promise.all(
     await bundle(app)
   })
 )
+if (run) {
+  const app = apps[names[0]]
+  const entry = join(root, app[1], `${app[2]}.mjs`)
+  // The app reads its arguments from `process.argv` as if node had been started on its bundle.
+  process.argv = [process.argv[0], entry, ...args.slice(firstName + 1)]
+  await import(pathToFileURL(entry).href)
+}

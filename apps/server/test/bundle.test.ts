@@ -156,6 +156,27 @@ describe("built once", () => {
     expect(identity()).not.toBe(rebuilt)
   }, 120_000)
 
+  it("--run checks the bundle, then runs it in the same node with the arguments after the app's name", () => {
+    // What `pnpm admin` runs: the check, then the admin's bundle, which reads its own arguments
+    // (`--if-changed` after the name is the admin's, which refuses it as it would any other).
+    const run = (args: ReadonlyArray<string>) =>
+      spawnSync(process.execPath, ["scripts/bundle.mjs", "--if-changed", "--run", "admin", ...args], {
+        cwd: repositoryRoot,
+        encoding: "utf8"
+      })
+    const version = run(["--version"])
+    expect(version.status).toBe(0)
+    expect(version.stdout.trim()).toBe(
+      JSON.parse(readFileSync(join(repositoryRoot, "apps", "server", "package.json"), "utf8")).version
+    )
+    const wrong = run(["accounts", "list", "--if-changed"])
+    expect(wrong.status).not.toBe(0)
+    expect(wrong.stdout + wrong.stderr).toMatch(/unknown argument: '--if-changed'/)
+    const unknown = run(["nope"])
+    expect(unknown.status).not.toBe(0)
+    expect(unknown.stdout + unknown.stderr).toMatch(/Invalid subcommand for verbatim-admin/)
+  }, 120_000)
+
   it("with NODE_ENV=production, a missing bundle stops the start with a line saying how to build it", () => {
     // The script in an empty checkout: nothing built there, and production never builds.
     const checkout = mkdtempSync(join(tmpdir(), "verbatim-unbuilt-"))
@@ -167,11 +188,16 @@ describe("built once", () => {
           env: { ...process.env, NODE_ENV: "production" },
           encoding: "utf8"
         })
-      const start = run(["--if-changed", "server"])
-      expect(start.status).toBe(1)
-      expect(start.stderr).toMatch(
-        /apps\/server\/dist\/server\.mjs is missing and NODE_ENV=production never builds/
-      )
+      for (const args of [
+        ["--if-changed", "server"],
+        ["--if-changed", "--run", "server", "--if-changed"]
+      ]) {
+        const start = run(args)
+        expect(start.status).toBe(1)
+        expect(start.stderr).toMatch(
+          /apps\/server\/dist\/server\.mjs is missing and NODE_ENV=production never builds/
+        )
+      }
       // A production install (the postinstall) builds nothing and succeeds.
       const install = run(["--install", "all"])
       expect(install.status).toBe(0)

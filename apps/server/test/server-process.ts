@@ -23,9 +23,10 @@ export interface ServerProcess {
 let bundled = false
 
 /**
- * `node scripts/bundle.mjs --if-changed server` (what `pnpm start` runs first: a build only when
- * the sources changed), once per test process; then the node arguments that `pnpm start` ends with
- * (`exec node <options> apps/server/dist/server.mjs`).
+ * `node scripts/bundle.mjs --if-changed server` (a build only when the sources changed), once per
+ * test process, so that no start waits for a build; then the node arguments that `pnpm start` ends
+ * with (`exec node <options> scripts/bundle.mjs --if-changed --run server`: the check, then the
+ * bundle in the same process).
  */
 export const bundledServer = (): ReadonlyArray<string> => {
   if (!bundled) {

@@ -16,7 +16,8 @@ describe("the root scripts", () => {
       string,
       string
     >
-    const node = /exec node ([^&;]*)apps\/server\/dist\/server\.mjs/.exec(scripts.start ?? "")?.[1] ?? ""
+    const node =
+      /exec node ([^&;]*)scripts\/bundle\.mjs --if-changed --run server$/.exec(scripts.start ?? "")?.[1] ?? ""
     expect(node.trim().split(/\s+/).sort()).toEqual(
       ["--heap-growing-percent=100", "--liftoff-only", "--max-semi-space-size=8"].sort()
     )

@@ -16,6 +16,7 @@ import { Args, type CliApp, Command, HelpDoc, Options, ValidationError } from "@
 import { AccountAdmin, type OAuthStore, type PersistenceError } from "@verbatim/core"
 import { Credits, type Errors, Ids, Mode, Plan } from "@verbatim/domain"
 import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
+import manifest from "../../package.json" with { type: "json" }
 import { oauthCommand } from "./oauth.js"
 import { accountJson, accountLine, issuedJson, json, keyJson, keyLine } from "./output.js"
 
@@ -237,6 +238,6 @@ export const runAdmin = <E, R, E2 = never, R2 = never>(
   void,
   E | E2 | Errors.ApiError | PersistenceError | ValidationError.ValidationError,
   R | R2 | CliApp.CliApp.Environment
->) => Command.run(makeAdminCli(admin, oauth), { name: "verbatim-admin", version: "0.0.0" })
+>) => Command.run(makeAdminCli(admin, oauth), { name: "verbatim-admin", version: manifest.version })
 
 const noOAuthStore: Layer.Layer<OAuthStore> = Layer.die("verbatim-admin was started without the OAuth store")
