@@ -22,13 +22,15 @@ const bundled = (path) =>
 /**
  * Packages that the bundle imports but a server almost never runs: `ws` (the platform's HTTP server
  * makes a WebSocket server at the first upgrade request; Verbatim serves none) and `fast-check`
- * (Effect's Schema imports it to build arbitraries, which only tests do). Each is replaced by a
+ * (Effect's Schema imports it to build arbitraries, which only tests do), `toml` and `yaml`
+ * (`@effect/cli` imports them to read configuration files, which `verbatim-admin` never asks it to:
+ * about 60 ms of its start). Each is replaced by a
  * module with the same exports that loads the package at the first call of one of them: about
  * 9 MB less resident at start. A function export is a forwarder (called or constructed with `new`,
  * not subclassed), a registered symbol or a JSON value is copied as it is; any other kind of
  * export fails the bundle, so a new version that adds one is noticed here.
  */
-const loadedOnFirstCall = new Set(["ws", "fast-check"])
+const loadedOnFirstCall = new Set(["ws", "fast-check", "toml", "yaml"])
 
 /**
  * The expression standing in for `value`, found in the loaded package at `path` (a list of keys): a
@@ -90,7 +92,7 @@ export const externals = {
       if (args.kind !== "dynamic-import" || args.pluginData === "resolving") return undefined
       return resolveThen(args, args.kind, (path) => ({ path, suffix: "?import" }))
     })
-    bundle.onResolve({ filter: /^(ws|fast-check)$/ }, (args) => {
+    bundle.onResolve({ filter: /^(ws|fast-check|toml|yaml)$/ }, (args) => {
       if (!loadedOnFirstCall.has(args.path) || args.pluginData === "resolving") return undefined
       // The CommonJS entry, which `createRequire` loads at the first use.
       return resolveThen(args, "require-call", (path) => ({ path, namespace: "first-call" }))
