@@ -20,6 +20,7 @@ import { oauthSignIns } from "./0017_oauth_sign_ins.js"
 import { uploadPutWindow } from "./0018_upload_put_window.js"
 import { safeBalances } from "./0019_safe_balances.js"
 import { oauthGrantCodes } from "./0020_oauth_grant_codes.js"
+import { postLedgerEntry } from "./0021_post_ledger_entry.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
@@ -41,5 +42,6 @@ export const migrations: Migrations = {
   "0017_oauth_sign_ins": oauthSignIns,
   "0018_upload_put_window": uploadPutWindow,
   "0019_safe_balances": safeBalances,
-  "0020_oauth_grant_codes": oauthGrantCodes
+  "0020_oauth_grant_codes": oauthGrantCodes,
+  "0021_post_ledger_entry": postLedgerEntry
 }

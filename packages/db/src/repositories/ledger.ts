@@ -3,23 +3,25 @@
  * account's row lock, taken by its first statement (`FOR NO KEY UPDATE`, the lock an `UPDATE`
  * takes: it waits for any posting of the account in progress, but not for the transactions that
  * merely reference the account, such as a job being inserted; `FOR UPDATE` would deadlock with
- * those), in the caller's transaction or in one of its own. Each later statement reads with a
- * snapshot taken after the lock was granted, so it sees every posting committed before: the
- * balance is checked in code, and the entry is inserted (`ON CONFLICT DO NOTHING`: a key already
- * posted inserts nothing) and the balance moved by exactly what was inserted, in one statement. A
- * refused charge writes nothing and raises nothing in the database, so the caller's transaction
- * stays usable. The balance never goes below zero (the `accounts_credits_nonnegative` check would
- * refuse it anyway), always equals the sum of the entries, and no key posts twice, under any
- * concurrency, on PGlite and PostgreSQL alike.
+ * those). Each later statement reads with a snapshot taken after the lock was granted, so it sees
+ * every posting committed before. A posting (grant, charge, refund) is one call of the
+ * `post_ledger_entry` function (migration 0021), one round trip and atomic on its own: it locks,
+ * then checks the available balance and inserts the entry (`ON CONFLICT DO NOTHING`: a key already
+ * posted inserts nothing) and moves the balance by exactly what was inserted. A refused charge
+ * writes nothing and raises nothing in the database, so the caller's transaction stays usable. The
+ * balance never goes below zero (the `accounts_credits_nonnegative` check would refuse it anyway),
+ * always equals the sum of the entries, and no key posts twice, under any concurrency, on PGlite
+ * and PostgreSQL alike.
  *
  * (One statement that locks the row in a CTE, checks it and moves it is not enough: on PostgreSQL
  * its check has been seen to read a balance older than the row its update then moved, racing a
  * hold settled on the same account, and the move broke a check constraint; decision CR-13.)
  *
- * Holds (`credit_holds`, migration 0016) follow the same rules: placing one locks the account's row
- * first, then inserts the hold only if the available balance (`credits - held`) covers it and moves
- * `accounts.held` by what was inserted, in one transaction; settling one does the same with the
- * charge, closing the hold; releasing one locks the hold's row, closes it and moves `held` in one
+ * Holds (`credit_holds`, migration 0016) follow the same rules, as statements sent from here in
+ * the caller's transaction or one of their own: placing one locks the account's row first, then
+ * inserts the hold only if the available balance (`credits - held`) covers it and moves
+ * `accounts.held` by what was inserted; settling one does the same with the charge, closing the
+ * hold; releasing one locks the hold's row, closes it and moves `held` in one
  * statement. A charge takes from the available balance, so it never spends what a hold reserved.
  *
  * `Jobs.settleMany` (`./jobs.ts`) posts the charges of the jobs it moves by the same rules (a
@@ -110,6 +112,9 @@ const PostRequest = Schema.Struct({
   at: Timestamp
 })
 
+/** What a posting did: the available balance after it, whether it inserted, whether its key was there. */
+const PostRow = Schema.Struct({ available: Balance, applied: Schema.Boolean, posted: Schema.Boolean })
+
 /** Whether a key is posted (an entry, or a hold), and the available balance now. */
 const KeyRow = Schema.Struct({ credits: Balance, posted: Schema.Boolean })
 
@@ -143,19 +148,14 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
         FROM ledger_entries WHERE account_id = ${accountId} ORDER BY seq`
   })
 
-  /** Inserts an entry (nothing when its key is posted) and moves the locked account's balance by it. */
-  const insertEntry = SqlSchema.findOne({
+  // One round trip: the function locks the account's row, then checks and moves it in statements
+  // of their own (migration 0021, decision CR-13).
+  const postEntry = SqlSchema.findOne({
     Request: PostRequest,
-    Result: BalanceRow,
+    Result: PostRow,
     execute: (p) =>
-      sql`WITH entry AS (
-          INSERT INTO ledger_entries (account_id, kind, amount, key, job_id, reason, created_at)
-          VALUES (${p.accountId}, ${p.kind}, ${p.delta}, ${p.key}, ${p.jobId}, ${p.reason}, ${p.at})
-          ON CONFLICT (account_id, key) DO NOTHING
-          RETURNING account_id
-        )
-        UPDATE accounts SET credits = credits + ${p.delta}
-        WHERE id IN (SELECT account_id FROM entry) RETURNING credits - held AS credits`
+      sql`SELECT available, applied, posted FROM post_ledger_entry(${p.accountId}, ${p.kind}, ${p.delta},
+        ${p.key}, ${p.jobId}, ${p.reason}, ${p.at})`
   })
 
   // The first statement of every posting, hold and settlement (see the module's comment).
@@ -292,33 +292,23 @@ export const make: Effect.Effect<Ledger["Type"], never, SqlClient.SqlClient> = E
    * go below zero, unless the key was posted before (then nothing moves).
    */
   const post = (kind: EntryKind, request: EntryRequest, delta: number) =>
-    underLock(
-      Effect.gen(function* () {
-        const { accountId, key } = request
-        const funds = yield* lockFunds(accountId)
-        if (Option.isNone(funds)) return yield* new AccountNotFound({ accountId })
-        const available = funds.value.credits - funds.value.held
-        if (available + delta >= 0) {
-          const moved = yield* insertEntry({
-            accountId,
-            kind,
-            delta,
-            key,
-            jobId: request.jobId ?? null,
-            reason: request.reason,
-            at: request.at
-          })
-          return Option.match(moved, {
-            onNone: (): Posted => ({ balance: available, applied: false }),
-            onSome: (row): Posted => ({ balance: row.credits, applied: true })
-          })
-        }
-        const known = yield* keyPosted({ accountId, key })
-        if (Option.isSome(known) && known.value.posted) {
-          return { balance: available, applied: false } satisfies Posted
-        }
-        return yield* new InsufficientCredits({ required: -delta, balance: available })
-      })
+    Effect.flatMap(
+      postEntry({
+        accountId: request.accountId,
+        kind,
+        delta,
+        key: request.key,
+        jobId: request.jobId ?? null,
+        reason: request.reason,
+        at: request.at
+      }),
+      (found): Effect.Effect<Posted, AccountNotFound | InsufficientCredits> => {
+        if (Option.isNone(found)) return new AccountNotFound({ accountId: request.accountId })
+        const { available, applied, posted } = found.value
+        return applied || posted
+          ? Effect.succeed({ balance: available, applied })
+          : new InsufficientCredits({ required: -delta, balance: available })
+      }
     )
 
   const hold = (request: HoldRequest, amount: number) =>
