@@ -27,7 +27,7 @@ import { Config, Console, Effect, Logger, LogLevel, Redacted } from "effect"
 import type { LoadResult, LoadSpec } from "./load.js"
 import { load, median, type Started, startProcess } from "./processes.js"
 import { benchDatabase, ownedVideo, seedAccounts, seeding, seedOwned, seedSearchable } from "./seed.js"
-import { startArguments } from "./start-command.js"
+import { startOptions } from "./start-command.js"
 import { rareWord } from "./words.js"
 
 const settings = Config.all({
@@ -67,7 +67,7 @@ const program = Effect.gen(function* () {
   yield* seedOwned(database.url, data, accounts)
   const keys = accounts.map((a) => a.key)
   const redis = config.redisUrl._tag === "Some" ? config.redisUrl.value : undefined
-  const node = startArguments(root).slice(0, -1)
+  const node = startOptions(root)
   const profile =
     config.profileDir._tag === "Some" ? ["--cpu-prof", `--cpu-prof-dir=${config.profileDir.value}`] : []
   const service = (name: string, bundle: string) =>

@@ -1,7 +1,8 @@
 /**
  * The node arguments `pnpm start` runs the server with: what its script in package.json ends with
- * (`... && exec node <options> apps/server/dist/server.mjs`), so that the benches measure the server
- * with the options production uses; and a free local port for it.
+ * (`... && exec node <options> scripts/bundle.mjs --if-changed --run server`: the check, then the
+ * bundle in the same process), so that the benches measure the server with the options production
+ * uses; the node options alone, to run another bundle with them; and a free local port.
  */
 import { readFileSync } from "node:fs"
 import { createServer } from "node:net"
@@ -16,6 +17,13 @@ export const startArguments = (root: string): ReadonlyArray<string> => {
   const command = line.slice(line.lastIndexOf("&& exec ") + "&& exec ".length).split(/\s+/)
   if (command[0] !== "node") throw new Error(`pnpm start should end with "&& exec node ...", got ${line}`)
   return command.slice(1)
+}
+
+/** The node options of `pnpm start` (those before the script it runs). */
+export const startOptions = (root: string): ReadonlyArray<string> => {
+  const command = startArguments(root)
+  const script = command.findIndex((arg) => !arg.startsWith("--"))
+  return script === -1 ? command : command.slice(0, script)
 }
 
 /** A TCP port on 127.0.0.1 that nothing listens on now. */

@@ -101,6 +101,8 @@ export type ItemClaim =
       readonly batch: BatchRecord
       /** The batch's account, read by the claim itself; none when it was deleted. */
       readonly account: Option.Option<Account>
+      /** The account's available balance as the claim read it (0 when the account is gone). */
+      readonly available: number
       readonly item: BatchItem
       /** Whether a worker had taken the item before (it may have run the item's job already). */
       readonly takenBefore: boolean

@@ -525,7 +525,7 @@ export const makeBatchWork = Effect.gen(function* () {
           }
         ])
       }
-      const { batch, account, item, takenBefore } = claimed
+      const { batch, account, available, item, takenBefore } = claimed
       // The item's lease is extended while it runs (its heartbeat), so an item that runs longer than
       // its lease is not taken by another worker; the heartbeat stops when the run ends, and a lease
       // lost all the same (another worker took the item) stops the run.
@@ -537,7 +537,9 @@ export const makeBatchWork = Effect.gen(function* () {
           ),
           what: `batch item ${id}'s lease`
         },
-        runClaimed(batch, account, item, takenBefore).pipe(Effect.withSpan("verbatim.batch.item.run"))
+        runClaimed(batch, account, available, item, takenBefore).pipe(
+          Effect.withSpan("verbatim.batch.item.run")
+        )
       )
       if (Option.isNone(ran)) {
         return yield* Effect.logWarning(`batch item ${id}: lease lost while running; another worker has it`)
@@ -587,6 +589,7 @@ export const makeBatchWork = Effect.gen(function* () {
   const runClaimed = (
     batch: BatchRecord,
     account: Option.Option<Account>,
+    available: number,
     item: BatchItem,
     takenBefore: boolean
   ) =>
@@ -609,7 +612,8 @@ export const makeBatchWork = Effect.gen(function* () {
         yield* transcribe(account.value, request, {
           jobId: item.jobId,
           requestId: item.requestId,
-          noWebhook: true
+          noWebhook: true,
+          availableBefore: available
         }).pipe(Effect.catchTag("ApiError", () => Effect.void))
       }
       return "ran" as const

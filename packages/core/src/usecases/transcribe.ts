@@ -53,6 +53,13 @@ export interface TranscribeOptions {
   readonly jobId?: Ids.JobId | undefined
   /** The speech recognition job delivers no webhook of its own (the batch delivers one for all). */
   readonly noWebhook?: boolean | undefined
+  /**
+   * The account's available balance as the caller read it a moment before (a batch item's claim):
+   * when it covers a caption's price, the balance is not read again before the captions are
+   * fetched. It is only the look before the fetch: the charge checks the balance under the
+   * account's lock whatever it says, and a balance it says is short is read again.
+   */
+  readonly availableBefore?: number | undefined
 }
 
 export const makeTranscribe = Effect.gen(function* () {
@@ -147,9 +154,10 @@ export const makeTranscribe = Effect.gen(function* () {
           if (Option.isSome(served)) return served.value
 
           const price = Pricing.captionCredits(false)
-          const balance = yield* ledger
-            .balance(account.id)
-            .pipe(Effect.withSpan("verbatim.transcribe.balance"))
+          const balance =
+            options.availableBefore !== undefined && options.availableBefore >= price
+              ? options.availableBefore
+              : yield* ledger.balance(account.id).pipe(Effect.withSpan("verbatim.transcribe.balance"))
           if (balance < price) {
             // A concurrent request may have stored (and paid for) this transcript since the look
             // above: the balance it spent is then no reason to refuse, the transcript is owned.

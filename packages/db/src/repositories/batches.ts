@@ -17,7 +17,7 @@ import {
 } from "@verbatim/core"
 import { Ids } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
-import { Timestamp } from "./columns.js"
+import { Int8, Timestamp } from "./columns.js"
 import { operation } from "./failure.js"
 import { JobRow } from "./jobs.js"
 import { leaseSql, leaseUntil } from "./lease.js"
@@ -56,7 +56,9 @@ const ClaimRow = Schema.Struct({
   accountPlan: Schema.NullOr(Account.fields.plan),
   accountDefaultMode: Schema.NullOr(Account.fields.defaultMode),
   accountOnboardingCompleted: Schema.NullOr(Account.fields.onboardingCompleted),
-  accountCreatedAt: Schema.NullOr(Timestamp)
+  accountCreatedAt: Schema.NullOr(Timestamp),
+  // Its available balance as the claim read it.
+  accountAvailable: Schema.NullOr(Int8)
 })
 
 const BatchKey = Schema.Struct({ batchId: Ids.BatchId, position: Schema.NonNegativeInt })
@@ -175,7 +177,8 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
           b.webhook_delivery_id, b.fetches_after_finish, b.fetch_window_started_at, b.created_at,
           coalesce(b.started_at, ${now}) AS started_at, b.completed_at,
           a.name AS account_name, a.plan AS account_plan, a.default_mode AS account_default_mode,
-          a.onboarding_completed AS account_onboarding_completed, a.created_at AS account_created_at
+          a.onboarding_completed AS account_onboarding_completed, a.created_at AS account_created_at,
+          a.credits - a.held AS account_available
         FROM claimed c JOIN batches b ON b.id = ${batchId} LEFT JOIN accounts a ON a.id = b.account_id`
   })
 
@@ -343,6 +346,7 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
             accountDefaultMode,
             accountOnboardingCompleted,
             accountCreatedAt,
+            accountAvailable,
             ...batch
           } = claimed.value
           const account: Option.Option<Account> =
@@ -364,6 +368,7 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
             _tag: "Claimed",
             batch,
             account,
+            available: accountAvailable ?? 0,
             item: {
               position: itemPosition,
               requestId: itemRequestId,

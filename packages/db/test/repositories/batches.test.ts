@@ -74,6 +74,7 @@ describeEachDatabase(
           expect(first.batch.startedAt).toEqual(now)
           const { credits: _, ...account } = owner
           expect(first.account).toEqual(Option.some(account))
+          expect(first.available).toBe(owner.credits)
         }
         // Held by a worker: taken, not waiting.
         expect((yield* claim(older.id, 0, "w2"))._tag).toBe("Taken")

@@ -7,7 +7,14 @@
  * video (decision 2), and the estimate, which charges and records nothing.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { type Account, completedValues, PreEncodedCompleted, Transcribe } from "@verbatim/core"
+import {
+  type Account,
+  answerValues,
+  completedValues,
+  makeTranscribe,
+  PreEncodedCompleted,
+  Transcribe
+} from "@verbatim/core"
 import { Api, Asr, type Errors, Pricing, Transcript } from "@verbatim/domain"
 import { Clock, DateTime, Effect, Either, Option, Schema } from "effect"
 import {
@@ -418,6 +425,32 @@ layer(useCasesLayer(), suiteOptions)("Transcribe (captions path) on the producti
         expect(yield* ownedOf(account, videos.manualAndAuto)).toEqual([])
         expect(yield* jobsOf(account)).toHaveLength(1)
       })
+    )
+
+    it.effect(
+      "a balance the caller read before (a batch item's claim) only spares the look: the charge still refuses, and a short one is read again",
+      () =>
+        Effect.gen(function* () {
+          // The use case as a batch item runs it (with the options POST /transcribe never sets).
+          const transcribeWith = yield* makeTranscribe
+          const request = transcribeRequest({ video: videos.manualAndAuto })
+          // Said to cover the price, but 0 now: the captions are fetched, the charge refuses.
+          const broke = yield* createAccount({ credits: 0 })
+          const refused = yield* expectApiError(
+            transcribeWith(broke, request, { availableBefore: 5 }),
+            "payment_required"
+          )
+          expect(refused.details).toMatchObject({ required: 1, balance: 0 })
+          expect(yield* jobNamedBy(broke, refused)).toMatchObject({ status: "failed", creditsUsed: 0 })
+          expect((yield* expectBalancedBooks(broke)).entries).toEqual([])
+          expect(yield* ownedOf(broke, videos.manualAndAuto)).toEqual([])
+          // Said to be short, but 1 now (a grant since): read again, so the request runs.
+          const granted = yield* createAccount({ credits: 1 })
+          const answer = answerValues(yield* transcribeWith(granted, request, { availableBefore: 0 }))
+          expect(answer).toBeInstanceOf(Api.TranscribeCompleted)
+          expect(answer).toMatchObject({ status: "completed", credits_used: 1 })
+          expect((yield* expectBalancedBooks(granted)).balance).toBe(0)
+        })
     )
 
     it.effect(
