@@ -48,14 +48,14 @@ export const serviceUnavailable: Errors.ApiError = unavailableAnswer("database")
 /** The answer while the work queue (Redis) is unavailable. */
 export const queueUnavailable: Errors.ApiError = unavailableAnswer("work queue")
 
-/** The seconds a caller is asked to wait when the service's storage is full. */
-export const storageFullRetryAfterSeconds = 30
+/** The seconds a caller is asked to wait when the service's storage is full (507) or refuses writes (503). */
+export const storageRetryAfterSeconds = 30
 
 /** The answer while the database's disk is full. */
 export const databaseFull: Errors.ApiError = Errors.apiError(
   "insufficient_storage",
-  `The service's storage is full; nothing of the request was kept; retry in ${storageFullRetryAfterSeconds} s`,
-  { retry_after_seconds: storageFullRetryAfterSeconds }
+  `The service's storage is full; nothing of the request was kept; retry in ${storageRetryAfterSeconds} s`,
+  { retry_after_seconds: storageRetryAfterSeconds }
 )
 
 /** Whether an infrastructure failure is a store being unavailable (not a bug): 503, not 500. */

@@ -12,7 +12,7 @@ import {
   admitted,
   answer,
   storableInput,
-  storageFullRetryAfterSeconds,
+  storageRetryAfterSeconds,
   unavailableRetryAfterSeconds
 } from "../src/boundary.js"
 import { PersistenceError } from "../src/errors.js"
@@ -72,7 +72,7 @@ describe("answer", () => {
           "insufficient_storage",
           507,
           true,
-          { retry_after_seconds: storageFullRetryAfterSeconds }
+          { retry_after_seconds: storageRetryAfterSeconds }
         ])
         expect(logged).toEqual([
           expect.stringMatching(/^ERROR database storage full in Uploads\.insert .*base\/5\/16588_fsm/)

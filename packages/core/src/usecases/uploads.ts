@@ -21,7 +21,7 @@
  */
 import { Api, Errors, Ids, Plan } from "@verbatim/domain"
 import { Config, Context, DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
-import { storageFullRetryAfterSeconds } from "../boundary.js"
+import { storageRetryAfterSeconds } from "../boundary.js"
 import type { Account } from "../ports/accounts.js"
 import {
   BlobStore,
@@ -97,14 +97,14 @@ export const storageFailure = (error: BlobStoreError): Effect.Effect<never, Erro
             "insufficient_storage",
             "the media storage is full; nothing of the upload was kept",
             {
-              retry_after_seconds: storageFullRetryAfterSeconds
+              retry_after_seconds: storageRetryAfterSeconds
             }
           )
         : Errors.apiError(
             "storage_unavailable",
             "the media storage failed or refused the write; retry later",
             {
-              retry_after_seconds: storageFullRetryAfterSeconds
+              retry_after_seconds: storageRetryAfterSeconds
             }
           )
     )
