@@ -295,9 +295,14 @@ describe.skipIf(!fleetAvailable)("faults over real processes (PostgreSQL + Redis
       withFleet((fleet) =>
         Effect.scoped(
           Effect.gen(function* () {
-            // The same node process as `pnpm worker`: compiled JavaScript, no loader or wrapper
-            // command in between to relay signals.
-            expect(scriptCommand("worker").slice(1)).toEqual(["apps/worker/dist/worker.mjs"])
+            // The same node process as `pnpm worker`: the bundle's check, then the compiled worker in
+            // that same process (`--run`), no loader or wrapper command in between to relay signals.
+            expect(scriptCommand("worker").slice(1)).toEqual([
+              "scripts/bundle.mjs",
+              "--if-changed",
+              "--run",
+              "worker"
+            ])
             const account = yield* newAccount(10)
             const created = yield* createJobs(1, {
               accountId: account.id,
