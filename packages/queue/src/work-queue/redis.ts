@@ -294,12 +294,16 @@ export const make = (
           }
           const data = decoded.right
           const item: WorkItem = { lane, id: data.id, accountId: data.accountId, key: data.key }
-          await evalScript(client, startedScript, startedKeys, [data.rank]).catch(logStartFailure)
+          // Sent before the handler starts, not waited for: Redis runs a connection's commands in
+          // the order sent, so every offer the handler makes (on the same client) still ranks after
+          // the virtual time moved, and the item does not wait a round trip to start.
+          const started = evalScript(client, startedScript, startedKeys, [data.rank]).catch(logStartFailure)
           const exit = await Runtime.runPromiseExit(callerRuntime)(
             handle(item).pipe(Effect.catchAllCause((cause) => logHandlerFailure(item, cause)))
           )
           if (Exit.isFailure(exit))
             await Runtime.runPromise(callerRuntime)(logHandlerFailure(item, exit.cause))
+          await started
         }
 
         const processor = async (job: Job, token?: string): Promise<void> => {
