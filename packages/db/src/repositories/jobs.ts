@@ -69,7 +69,6 @@ interface BatchSettlement {
   readonly charged_at: string | null
 }
 
-/** One settlement's fate, in the order of the settlements. */
 /** The jobs a settle moves, with their owner, and what to write for each. */
 const SettleRequest = Schema.Struct({
   ids: Schema.String,
@@ -78,6 +77,7 @@ const SettleRequest = Schema.Struct({
   settlements: Schema.String
 })
 
+/** One settlement's fate, in the order of the settlements. */
 const BatchSettled = Schema.Struct({
   n: Schema.Int,
   held: Schema.Boolean,
