@@ -290,6 +290,9 @@ export const TranslateLive = Layer.effect(
 
         const text = Transcript.textOf(done.segments)
         const at = yield* DateTime.now
+        // Never older than its source, even where clocks tie or another process's ran ahead: the
+        // source rule above takes the oldest, and a translation must never be taken for its original.
+        const createdAt = DateTime.max(at, DateTime.add(source.createdAt, { millis: 1 }))
         const record: TranscriptRecord = {
           ...source,
           id: (yield* secrets.uuid) as TranscriptRecord["id"],
@@ -303,7 +306,7 @@ export const TranslateLive = Layer.effect(
           summary: null,
           mindMap: null,
           asrIntelligence: null,
-          createdAt: at
+          createdAt
         }
         const provider = done.ready.provider
         const stored = yield* tx

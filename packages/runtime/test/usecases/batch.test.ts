@@ -29,7 +29,14 @@ import { Api, type Ids } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
 import { demoPlatform, runWorker, servicesOn } from "../../src/index.js"
 import { eventually, testInfrastructure, testWorkerOn, testWorkSettings } from "../../src/testing.js"
-import { books, createAccount, expectBalancedBooks, liveSuiteOptions, videos } from "./support.js"
+import {
+  books,
+  createAccount,
+  expectBalancedBooks,
+  liveSuiteOptions,
+  suiteOptions,
+  videos
+} from "./support.js"
 
 /** Calls that reached the platform, by method and video. */
 const calls = new Map<string, number>()
@@ -254,8 +261,8 @@ const keepLaneBusy = Effect.flatMap(WorkQueue, (queue) =>
   ])
 )
 
-// Live clock: the embedded worker runs batch items in the background (see `liveSuiteOptions`).
-layer(servicesOn(testInfrastructure()), liveSuiteOptions)("reconciling batch items", (it) => {
+// On the test clock: a reconcile round is called, never waited for; no worker runs.
+layer(servicesOn(testInfrastructure()), suiteOptions)("reconciling batch items", (it) => {
   it.effect(
     "offers the items never taken of a batch a few seconds old whatever the lane holds, once each; expired leases always",
     () =>
@@ -350,7 +357,10 @@ layer(servicesOn(testInfrastructure()), liveSuiteOptions)("reconciling batch ite
         expect((yield* queue.depth(batchItemLane)).waiting).toBe(depth.waiting + offerWindow)
       })
   )
+})
 
+// Live clock: an item's next offer runs beside it, in a fiber of its own that waits on the database.
+layer(servicesOn(testInfrastructure()), liveSuiteOptions)("offering batch items a window on", (it) => {
   it.effect("a batch offers its first items only; each item taken offers the one a window after it", () =>
     Effect.gen(function* () {
       const work = yield* BatchWork

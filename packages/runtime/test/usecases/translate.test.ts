@@ -13,7 +13,7 @@ import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Api, Pricing, Transcript } from "@verbatim/domain"
 import { AiTranslator } from "@verbatim/llm"
 import { LlmStandIn, layerWithStandIn, serverError, translating } from "@verbatim/llm/testing"
-import { Effect, Layer, Schema } from "effect"
+import { DateTime, Effect, Layer, Schema } from "effect"
 import { demoPlatform, servicesOn } from "../../src/index.js"
 import { testInfrastructure } from "../../src/testing.js"
 import {
@@ -291,6 +291,26 @@ layer(wiring, liveSuiteOptions)("Translate on the production wiring", (it) => {
         const french = yield* translate(account, videos.manualOnly, { target_language: "fr", provider: "ai" })
         expect(french.transcript.segments[0]?.text).toBe(`[fr] ${source.segments[0]?.text}`)
       })
+    )
+
+    it.effect(
+      "a translation is never older than its source, even when the source was stamped by a clock ahead of this one",
+      () =>
+        Effect.gen(function* () {
+          const account = yield* createAccount({ credits: 5 })
+          // Stored by a process whose clock runs an hour ahead of this one.
+          const ahead = DateTime.add(yield* DateTime.now, { hours: 1 })
+          const source = yield* storeOwned(account, { videoId: videos.manualOnly, createdAt: ahead })
+          yield* translate(account, videos.manualOnly, { target_language: "es", provider: "ai" })
+          const spanish = (yield* ownedOf(account, videos.manualOnly)).find((r) => r.language === "es")
+          expect(spanish?.createdAt.epochMillis).toBe(ahead.epochMillis + 1)
+          // So the next translation still starts from the original, the oldest of its kind.
+          const french = yield* translate(account, videos.manualOnly, {
+            target_language: "fr",
+            provider: "ai"
+          })
+          expect(french.transcript.segments[0]?.text).toBe(`[fr] ${source.segments[0]?.text}`)
+        })
     )
 
     it.effect(
