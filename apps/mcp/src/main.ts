@@ -16,7 +16,8 @@
  * (the server's embedded worker, or `pnpm worker`), which take them from the shared queue or the
  * database.
  */
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { AccountOperations, inProcessByKey } from "@verbatim/mcp-tools"
 import {
   describeCause,

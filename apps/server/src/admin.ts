@@ -4,7 +4,8 @@
  * the folder admits one process at a time.
  */
 import { ValidationError } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { DatabaseConfig } from "@verbatim/db"
 import { adminOn, describeCause, persistenceFor, withSecretFiles } from "@verbatim/runtime"
 import { Cause, Console, Effect, Layer, Option } from "effect"

@@ -3,7 +3,7 @@
  * secrets, webhooks, use cases, worker) comes from `@verbatim/runtime`, shared with every app.
  */
 import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { HttpLive, McpAllowedOrigins, McpHttpLive } from "@verbatim/api"
 import { Layer } from "effect"
 import type { ServerSettings } from "./config.js"

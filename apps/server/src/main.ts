@@ -5,7 +5,8 @@
  * tried first (`probeListen`), before the database starts, and listening comes before the seed, so a
  * HOST or PORT that cannot be used fails the start at once and before any key is printed.
  */
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import {
   absorbRepeatedSignals,
   describeCause,

@@ -1,6 +1,7 @@
 /**
  * The server bundle (`scripts/bundle.mjs`, what `pnpm start` runs): the modules it loads at start
- * leave out what a server on PostgreSQL never runs (PGlite, `ws`, `fast-check`), and the stand-ins
+ * leave out the database drivers (PGlite and node-postgres, each loaded with the database it opens)
+ * and what a server rarely runs (`undici`, `ws`, `fast-check`), and the stand-ins
  * of `ws` and `fast-check` (`scripts/bundle-externals.mjs`) load their package at the first use and
  * then behave as it does. Built once: `--if-changed` (what the commands run before node) rebuilds
  * only when a source changed, and never under `NODE_ENV=production`.
@@ -53,16 +54,19 @@ const runModule = (script: string): string =>
   })
 
 describe("the server bundle", () => {
-  it("loads neither PGlite nor ws nor fast-check at start, and PGlite is in a chunk of its own", () => {
+  it("loads no database driver at start (neither PGlite nor node-postgres), nor undici, ws or fast-check; each driver is in chunks of its own", () => {
     bundledServer()
     const packages = loadedAtStart()
-    expect(packages.some((file) => file.includes("/pg/"))).toBe(true)
-    expect(packages.filter((file) => /pglite|\/ws\/|fast-check/.test(file))).toEqual([])
+    expect(packages.filter((file) => /pglite|\/pg\/|sql-pg|undici|\/ws\/|fast-check/.test(file))).toEqual([])
     const chunks = readdirSync(join(dist, "chunks")).filter((name) => name.endsWith(".mjs"))
-    const withPglite = chunks.filter((name) =>
-      staticImports(join(dist, "chunks", name)).some((file) => file.includes("@electric-sql/pglite"))
-    )
-    expect(withPglite.length).toBeGreaterThan(0)
+    const importing = (pattern: RegExp) =>
+      chunks.filter((name) => staticImports(join(dist, "chunks", name)).some((file) => pattern.test(file)))
+    expect(importing(/@electric-sql\/pglite/).length).toBeGreaterThan(0)
+    expect(importing(/\/pg\/esm\//).length).toBeGreaterThan(0)
+    // Neither driver's chunk loads the other's.
+    expect(
+      importing(/@electric-sql\/pglite/).filter((name) => importing(/\/pg\/esm\//).includes(name))
+    ).toEqual([])
   }, 120_000)
 
   it("stands in for ws and fast-check, loading each at its first use", () => {

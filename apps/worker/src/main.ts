@@ -8,7 +8,7 @@
  * The embedded default (no `DATABASE_URL`, no `REDIS_URL`) needs no worker process: `pnpm start`
  * runs the worker's fibers inside the server, and the data folder admits one process anyway.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { absorbRepeatedSignals, workerOn } from "@verbatim/runtime"
 import { workerProgram } from "./program.js"
 

@@ -2,7 +2,7 @@
  * The worker process's program, over the worker it runs: `main.ts` runs the release's (`workerOn`),
  * the fault tests' worker (`test/test-worker.ts`) the same with the test wiring's lane beside it.
  */
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import {
   describeCause,
   HeartbeatConfig,

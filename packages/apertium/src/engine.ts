@@ -16,7 +16,7 @@
  */
 import { Command, CommandExecutor, FileSystem } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { TranslationFailed, type TranslationInput, TranslationUnsupported, Translator } from "@verbatim/core"
 import { type Language, Translation } from "@verbatim/domain"
 import { bound, ownedTempPrefix, setprivWrapper } from "@verbatim/processes"

@@ -14,141 +14,17 @@
  * - Any other `SqlClient`: never listening (no cache).
  */
 import * as SqlClient from "@effect/sql/SqlClient"
-import { SqlError } from "@effect/sql/SqlError"
-import * as PgClient from "@effect/sql-pg/PgClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import { AccountChanges, NoAccountChanges } from "@verbatim/core"
-import { Clock, Deferred, Duration, Effect, Layer, Option, Redacted, Schedule, type Scope } from "effect"
-import Pg from "pg"
+import { Effect, Layer } from "effect"
+import { serviceOf, type Tracker } from "./account-changes-tracker.js"
 import { accountChangesChannel } from "./migrations/0013_account_changes.js"
 import type * as PgliteClient from "./pglite.js"
 import { TypeId as PgliteTypeId } from "./pglite.js"
 
-/** How often the listening connection proves it is alive, and how long it may take to answer. */
-export const heartbeatEvery = Duration.seconds(5)
-/** How long after losing it the listening connection is opened again. */
-export const retryEvery = Duration.seconds(1)
-
-/** The listening connection's `application_name`, followed by `:<schema>` once connected. */
-export const applicationName = "verbatim-account-changes"
-
-interface Tracker {
-  version: number
-  live: boolean
-}
-
-const serviceOf = (tracker: Tracker) =>
-  AccountChanges.of({
-    version: Effect.sync(() => (tracker.live ? Option.some(tracker.version) : Option.none())),
-    changed: Effect.sync(() => {
-      tracker.version += 1
-    })
-  })
-
-const isPgClient = (sql: SqlClient.SqlClient): sql is PgClient.PgClient => PgClient.TypeId in sql
+export { applicationName, heartbeatEvery, retryEvery } from "./account-changes-tracker.js"
 
 const isPglite = (sql: SqlClient.SqlClient): sql is PgliteClient.PgliteClient => PgliteTypeId in sql
-
-const clientConfig = (config: PgClient.PgClientConfig): Pg.ClientConfig => ({
-  ...(config.url === undefined
-    ? {
-        host: config.host,
-        port: config.port,
-        database: config.database,
-        user: config.username,
-        password: config.password === undefined ? undefined : Redacted.value(config.password)
-      }
-    : { connectionString: Redacted.value(config.url) }),
-  ...(config.ssl === undefined ? {} : { ssl: config.ssl }),
-  application_name: applicationName,
-  keepAlive: true,
-  connectionTimeoutMillis: Duration.toMillis(heartbeatEvery)
-})
-
-const listenFailure = (cause: unknown) =>
-  new SqlError({ cause, message: "Failed to listen for account changes" })
-
-/**
- * One listening session: connects, LISTENs, marks the tracker live (moving its version), and
- * returns when the connection breaks or misses a heartbeat; the tracker is not live after it.
- */
-const session = (config: Pg.ClientConfig, tracker: Tracker) =>
-  Effect.gen(function* () {
-    const broken = yield* Deferred.make<void>()
-    const lost = () => {
-      tracker.live = false
-      Deferred.unsafeDone(broken, Effect.void)
-    }
-    const client = yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: async () => {
-          const client = new Pg.Client(config)
-          client.on("error", lost)
-          client.on("end", lost)
-          await client.connect()
-          return client
-        },
-        catch: listenFailure
-      }),
-      (client) => Effect.promise(() => client.end()).pipe(Effect.timeoutOption(1000), Effect.ignore)
-    )
-    const query = <Row extends Pg.QueryResultRow>(text: string) =>
-      Effect.tryPromise({ try: () => client.query<Row>(text), catch: listenFailure }).pipe(
-        Effect.timeoutFail({ duration: heartbeatEvery, onTimeout: () => listenFailure("no answer") })
-      )
-    // Changes to the tables this connection sees (its search path), not to other schemas'.
-    const schema = (yield* query<{ readonly schema: string }>("SELECT current_schema() AS schema")).rows[0]
-      ?.schema
-    client.on("notification", (message) => {
-      if (message.channel === accountChangesChannel && message.payload === schema) tracker.version += 1
-    })
-    // Named after its schema, so an operator (or a test) can tell the listeners of databases apart.
-    yield* query(
-      `SET application_name = ${Pg.escapeLiteral(`${applicationName}:${schema ?? ""}`.slice(0, 63))}`
-    )
-    yield* query(`LISTEN ${accountChangesChannel}`)
-    tracker.version += 1
-    tracker.live = true
-    yield* Effect.logDebug("account changes: listening")
-    const heartbeat = query("SELECT 1").pipe(Effect.repeat(Schedule.spaced(heartbeatEvery)))
-    // Listening ends when the connection breaks or a heartbeat fails: either way, it was lost.
-    yield* Effect.raceFirst(Deferred.await(broken), Effect.ignore(heartbeat))
-  }).pipe(Effect.scoped, Effect.ensuring(Effect.sync(() => (tracker.live = false))))
-
-/**
- * Listens from the first time the version is asked for (an authenticated request), so processes
- * that never authenticate (workers, admin commands) hold no listening connection.
- */
-const listenOnPostgres = (
-  config: PgClient.PgClientConfig
-): Effect.Effect<AccountChanges["Type"], never, Scope.Scope> =>
-  Effect.gen(function* () {
-    const tracker: Tracker = { version: 0, live: false }
-    const settings = clientConfig(config)
-    const scope = yield* Effect.scope
-    const listening = session(settings, tracker).pipe(
-      Effect.matchCauseEffect({
-        onFailure: (cause) => Effect.logDebug("account changes: cannot listen", cause),
-        onSuccess: () =>
-          Effect.logWarning(
-            "account changes: the listening connection was lost; API keys are looked up on every request until it is back"
-          )
-      }),
-      Effect.repeat(Schedule.spaced(retryEvery)),
-      // Heartbeats and retries keep real time, also under a test clock.
-      Effect.withClock(Clock.make()),
-      Effect.interruptible
-    )
-    let started = false
-    const service = serviceOf(tracker)
-    const start = Effect.suspend(() => {
-      started = true
-      return Effect.forkIn(listening, scope)
-    })
-    return AccountChanges.of({
-      ...service,
-      version: Effect.suspend(() => (started ? service.version : Effect.zipRight(start, service.version)))
-    })
-  })
 
 const listenOnPglite = (client: PgliteClient.PgliteClient) =>
   Effect.gen(function* () {
@@ -163,8 +39,11 @@ const listenOnPglite = (client: PgliteClient.PgliteClient) =>
 export const layer: Layer.Layer<AccountChanges, SqlError, SqlClient.SqlClient> = Layer.unwrapScoped(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    if (isPgClient(sql)) return Layer.succeed(AccountChanges, yield* listenOnPostgres(sql.config))
     if (isPglite(sql)) return Layer.succeed(AccountChanges, yield* listenOnPglite(sql))
+    // Any other client may be node-postgres's: its listener comes with the driver, loaded only here.
+    const postgres = yield* Effect.promise(() => import("./account-changes-postgres.js"))
+    if (postgres.isPgClient(sql))
+      return Layer.succeed(AccountChanges, yield* postgres.listenOnPostgres(sql.config))
     return NoAccountChanges
   })
 )

@@ -5,57 +5,21 @@
  * Also builds fresh isolated databases for tests (a throw-away schema, or an in-memory PGlite).
  */
 
-import { randomBytes } from "node:crypto"
 import { join } from "node:path"
-import * as Reactivity from "@effect/experimental/Reactivity"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
-import * as PgClient from "@effect/sql-pg/PgClient"
-import { Config, ConfigError, Duration, Effect, Either, Layer, Option, Redacted, String as Str } from "effect"
-import Pg from "pg"
-import { PgPool } from "./direct.js"
+import { Config, ConfigError, Effect, Either, Layer, Option, Redacted } from "effect"
+import type { PgPool } from "./direct.js"
+import {
+  camelCaseNaming,
+  defaultConnectTimeoutMs,
+  defaultPool,
+  defaultStatementTimeoutMs,
+  type NamingOptions,
+  type PoolOptions
+} from "./postgres-options.js"
 
-/** How names map between TypeScript and SQL. */
-export interface NamingOptions {
-  readonly transformQueryNames?: ((name: string) => string) | undefined
-  readonly transformResultNames?: ((name: string) => string) | undefined
-  readonly transformJson?: boolean | undefined
-}
-
-/**
- * The project's naming: camelCase fields in TypeScript, snake_case columns in SQL. JSON values are
- * stored and returned exactly as given (`transformJson: false`): their keys are never renamed.
- */
-export const camelCaseNaming: NamingOptions = {
-  transformQueryNames: Str.camelToSnake,
-  transformResultNames: Str.snakeToCamel,
-  transformJson: false
-}
-
-/** Pool settings for PostgreSQL. */
-export interface PoolOptions {
-  readonly maxConnections: number
-  /**
-   * How long opening a connection, or waiting for a free pooled one, may take (ms); past it the
-   * operation fails as the database being unavailable. Default `defaultConnectTimeoutMs`.
-   */
-  readonly connectTimeoutMs?: number | undefined
-  /**
-   * The server's `statement_timeout` on every connection (ms; 0: none). A statement answers within
-   * it plus `queryTimeoutGraceMs`, or fails client-side, even when the server hangs without answering.
-   * Default `defaultStatementTimeoutMs`.
-   */
-  readonly statementTimeoutMs?: number | undefined
-}
-
-export const defaultConnectTimeoutMs = 5_000
-export const defaultStatementTimeoutMs = 15_000
-
-/**
- * The client gives up on a statement this long after the server should have cancelled it: the
- * server enforces `statement_timeout`, but a frozen or unreachable server enforces nothing.
- */
-export const queryTimeoutGraceMs = 2_000
+export * from "./postgres-options.js"
 
 export interface DatabaseSettings {
   /** PostgreSQL connection string; `None` selects the embedded PGlite. */
@@ -123,66 +87,14 @@ export const DatabaseConfig: Config.Config<DatabaseSettings> = Config.all({
   })
 })
 
-const defaultPool: PoolOptions = { maxConnections: 10 }
-
-/** Where a connection string points, without its password: `host:port/database`. */
-export const describeTarget = (url: Redacted.Redacted): string => {
-  try {
-    const parsed = new URL(Redacted.value(url))
-    const host = parsed.hostname === "" ? (parsed.searchParams.get("host") ?? "localhost") : parsed.hostname
-    return `${host}:${parsed.port === "" ? "5432" : parsed.port}${parsed.pathname}`
-  } catch {
-    return "(an unreadable address)"
-  }
-}
-
 /**
- * The node-postgres pool: every connection gets `statement_timeout` from the settings (sent when it
- * opens), every query a client-side `query_timeout` a little longer (a hung server answers
- * nothing), opening a connection or waiting for a free one is bounded by the connect timeout, and
- * the first connection is tried at once so a wrong address fails the start.
+ * The PostgreSQL client (`postgres-client.ts`), imported when a process first opens a PostgreSQL
+ * database: a process on PGlite never loads node-postgres.
  */
-const makePool = (url: Redacted.Redacted, pool: PoolOptions) => {
-  const connectTimeoutMs = pool.connectTimeoutMs ?? defaultConnectTimeoutMs
-  const statementTimeoutMs = pool.statementTimeoutMs ?? defaultStatementTimeoutMs
-  return Effect.acquireRelease(
-    Effect.sync(() => {
-      const created = new Pg.Pool({
-        connectionString: Redacted.value(url),
-        max: pool.maxConnections,
-        min: 0,
-        idleTimeoutMillis: 30_000,
-        connectionTimeoutMillis: connectTimeoutMs,
-        keepAlive: true,
-        application_name: "verbatim",
-        ...(statementTimeoutMs > 0
-          ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + queryTimeoutGraceMs }
-          : {})
-      })
-      // A pooled idle connection that dies (server restart) is dropped by the pool; nothing to do.
-      created.on("error", () => {})
-      return created
-    }),
-    (created) => Effect.promise(() => created.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
-  ).pipe(
-    Effect.tap((created) =>
-      Effect.tryPromise({
-        try: () => created.query("SELECT 1"),
-        catch: (cause) =>
-          new SqlError({ cause, message: `cannot connect to PostgreSQL at ${describeTarget(url)}` })
-      }).pipe(
-        Effect.timeoutFail({
-          duration: Duration.millis(connectTimeoutMs + 1_000),
-          onTimeout: () =>
-            new SqlError({
-              cause: new Error("Connection timed out"),
-              message: `cannot connect to PostgreSQL at ${describeTarget(url)}: no answer within ${connectTimeoutMs} ms`
-            })
-        })
-      )
-    )
-  )
-}
+const loadPostgres = Effect.tryPromise({
+  try: () => import("./postgres-client.js"),
+  catch: (cause) => new SqlError({ cause, message: "could not load the PostgreSQL client (node-postgres)" })
+})
 
 /**
  * PostgreSQL through node-postgres, with Verbatim's pool settings, timeouts and naming; the pool
@@ -193,14 +105,7 @@ export const postgresLayer = (
   pool: PoolOptions = defaultPool,
   naming: NamingOptions = camelCaseNaming
 ): Layer.Layer<SqlClient.SqlClient | PgPool, SqlError> =>
-  Layer.unwrapScoped(
-    Effect.map(makePool(url, pool), (created) =>
-      Layer.merge(
-        PgClient.layerFromPool({ acquire: Effect.succeed(created), applicationName: "verbatim", ...naming }),
-        Layer.succeed(PgPool, created)
-      )
-    )
-  )
+  Layer.unwrapEffect(Effect.map(loadPostgres, (PostgresClient) => PostgresClient.layer(url, pool, naming)))
 
 /**
  * A module of PGlite's, imported when a process first opens a PGlite database: a process on
@@ -238,20 +143,6 @@ export const databaseLayer = (
 export const DatabaseLive: Layer.Layer<SqlClient.SqlClient, ConfigError.ConfigError | SqlError> =
   Layer.unwrapEffect(Effect.map(DatabaseConfig, (settings) => databaseLayer(settings)))
 
-/** Adds `-c search_path=<schema>` to the connection's startup options, keeping any given ones. */
-export const withSearchPath = (url: Redacted.Redacted, schema: string): Redacted.Redacted => {
-  const parsed = new URL(Redacted.value(url))
-  const options = parsed.searchParams.get("options")
-  const searchPath = `-c search_path=${schema}`
-  parsed.searchParams.set("options", options === null ? searchPath : `${options} ${searchPath}`)
-  return Redacted.make(parsed.toString())
-}
-
-/** A fresh schema name for one test database. */
-export const makeTestSchemaName: Effect.Effect<string> = Effect.sync(
-  () => `verbatim_test_${randomBytes(6).toString("hex")}`
-)
-
 /**
  * A fresh, empty PostgreSQL database for one test suite: a new schema `verbatim_test_<random>` that
  * every pooled connection uses as its only `search_path`, dropped (with all it holds) when the layer
@@ -264,17 +155,8 @@ export const postgresTestLayer = (
   /** Where the server is reached, when not at `url` itself (a proxy in front of it, in fault tests). */
   reachAt: Redacted.Redacted = url
 ): Layer.Layer<SqlClient.SqlClient, SqlError> =>
-  Layer.unwrapScoped(
-    Effect.gen(function* () {
-      const schema = yield* makeTestSchemaName
-      const admin = yield* PgClient.make({ url, maxConnections: 1, applicationName: "verbatim-test-admin" })
-      yield* Effect.acquireRelease(admin`CREATE SCHEMA ${admin(schema)}`, () =>
-        admin`DROP SCHEMA IF EXISTS ${admin(schema)} CASCADE`.pipe(
-          Effect.catchAll((error) => Effect.logWarning(`Could not drop test schema ${schema}`, error))
-        )
-      )
-      return postgresLayer(withSearchPath(reachAt, schema), pool, naming)
-    }).pipe(Effect.provide(Reactivity.layer))
+  Layer.unwrapEffect(
+    Effect.map(loadPostgres, (PostgresClient) => PostgresClient.testLayer(url, naming, pool, reachAt))
   )
 
 /** A fresh in-memory PGlite database, started from the shared template (see `pglite-template.ts`). */

@@ -1,7 +1,7 @@
 /**
  * An `@effect/sql` client over an in-process PGlite database (PostgreSQL compiled to WebAssembly).
  *
- * Statements compile with `PgClient.makeCompiler`, so SQL reads exactly as on PostgreSQL. PGlite is a
+ * Statements compile with PostgreSQL's dialect (`pg-compiler.ts`), so SQL reads exactly as on PostgreSQL. PGlite is a
  * single session: a one-permit semaphore serialises access, and a transaction (or `sql.reserve`)
  * holds the permit from BEGIN to COMMIT/ROLLBACK while other fibers wait. Values are parsed like
  * node-postgres does (`bigint` as a string), so both clients return the same rows.
@@ -18,19 +18,15 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import { PGlite, type PGliteOptions, type Results, types } from "@electric-sql/pglite"
 import { Context, Effect, Layer, Option, type Scope, Stream } from "effect"
 
 export * from "./pglite.js"
 
+import { makePgCompiler, PgJson } from "./pg-compiler.js"
 import { PgliteClient, type PgliteClientConfig, TypeId } from "./pglite.js"
 
 type TransformRows = (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
-
-interface PgJson extends Statement.Custom<"PgJson", unknown> {}
-/** `PgClient.makeCompiler` knows the `PgJson` custom fragment by its kind. */
-const PgJson = Statement.custom<PgJson>("PgJson")
 
 /**
  * Parsers that differ from node-postgres's defaults: PGlite returns `bigint` as a number (or a
@@ -223,7 +219,7 @@ export const make = (
     const client = yield* SqlClient.make({
       acquirer: Effect.succeed(shared),
       transactionAcquirer: reserve,
-      compiler: PgClient.makeCompiler(config.transformQueryNames, config.transformJson),
+      compiler: makePgCompiler(config.transformQueryNames, config.transformJson),
       spanAttributes: [
         ...(config.spanAttributes ? Object.entries(config.spanAttributes) : []),
         ["db.system.name", "postgresql"],

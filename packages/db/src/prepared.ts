@@ -21,7 +21,7 @@ import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import { Effect, Option } from "effect"
-import Pg from "pg"
+import type Pg from "pg"
 import { PgPool } from "./direct.js"
 
 /** Runs one compiled statement, prepared where the database allows it; its rows untransformed. */
@@ -36,9 +36,9 @@ export const statementNamePrefix = "verbatim_"
  * The node-postgres client under a transaction's connection (`@effect/sql-pg` keeps it as `pg`), or
  * undefined when the connection has none to show (a statement there runs unnamed, as on PGlite).
  */
-const driverClientOf = (connection: Connection): Pg.ClientBase | undefined => {
+const driverClientOf = (connection: Connection, Client: typeof Pg.Client): Pg.ClientBase | undefined => {
   const client: unknown = "pg" in connection ? connection.pg : undefined
-  return client instanceof Pg.Client ? client : undefined
+  return client instanceof Client ? client : undefined
 }
 
 /**
@@ -53,6 +53,8 @@ export const makePreparedQuery: Effect.Effect<PreparedQuery, never, SqlClient.Sq
     const throughClient = (text: string, parameters: ReadonlyArray<unknown>) =>
       sql.unsafe(text, parameters).withoutTransform
     if (Option.isNone(pool)) return (statement) => throughClient(...statement.compile())
+    // On PostgreSQL only (PGlite has no pool), where node-postgres is loaded already.
+    const { Client } = (yield* Effect.promise(() => import("pg"))).default
 
     const names = new Map<string, string>()
     const nameOf = (text: string): string => {
@@ -77,7 +79,7 @@ export const makePreparedQuery: Effect.Effect<PreparedQuery, never, SqlClient.Sq
       const [text, parameters] = statement.compile()
       return Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
         if (Option.isNone(transaction)) return named(pool.value, text, parameters)
-        const client = driverClientOf(transaction.value[0])
+        const client = driverClientOf(transaction.value[0], Client)
         return client === undefined ? throughClient(text, parameters) : named(client, text, parameters)
       })
     }

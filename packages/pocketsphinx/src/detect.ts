@@ -5,7 +5,7 @@
  */
 import { delimiter } from "node:path"
 import { FileSystem, Path } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { type ConfigError, Data, Effect, Option } from "effect"
 import { PocketsphinxConfig, type PocketsphinxSettings } from "./config.js"
 

@@ -13,7 +13,7 @@
  * On top: the use cases (`servicesOn`) and the worker (`workerOn`, `runWorker`).
  */
 import { hostname } from "node:os"
-import { NodeFileSystem } from "@effect/platform-node"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import {
   AccountAdminLive,

@@ -13,7 +13,7 @@
  */
 import { tmpdir } from "node:os"
 import { FileSystem, Path } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { AssemblyAiSpeechToText } from "@verbatim/assemblyai"
 import {
   type BlobStore,
