@@ -1,39 +1,44 @@
 /**
- * The fleet's share of YouTube as the runtime wires it (`platformFor`) on the running Redis: two
- * adapters, each with its own Redis connections, in-process caches and replayed YouTube (as two
- * processes have), read the same video for two accounts; YouTube answers the first only. And their
- * requests take from one budget: a push-back seen by one slows the other.
+ * The fleet's share of YouTube as the runtime wires it (`platformFor`) on the running Redis: two node
+ * processes, each with its own Redis connections, in-process caches and replayed YouTube
+ * (`fixtures/fleet-reader.ts`), read the same video for two accounts; YouTube answers the first
+ * only. And their requests take from one budget: a push-back seen by one slows the other.
  */
+import { execFileSync } from "node:child_process"
 import { randomUUID } from "node:crypto"
+import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { EgressBudget, VideoPlatform } from "@verbatim/core"
-import { Captions, type Ids, type Language } from "@verbatim/domain"
+import { EgressBudget } from "@verbatim/core"
 import { RedisConnection } from "@verbatim/queue/redis"
-import { YouTubeFetch } from "@verbatim/youtube"
-import { recordedVideos, recordedYouTube, replayFetch, testSettings } from "@verbatim/youtube/testing"
+import { testSettings } from "@verbatim/youtube/testing"
 import { Duration, Effect, Layer, Option, Redacted } from "effect"
-import { platformFleetOnRedis, platformFor } from "../src/index.js"
+import { platformFleetOnRedis } from "../src/index.js"
 
 const redisUrl = process.env.REDIS_URL?.trim() ?? ""
 const prefix = `${process.env.VERBATIM_REDIS_PREFIX?.trim() || "verbatim-test:"}fleet-${randomUUID().slice(0, 8)}:`
 const redis = { url: Option.some(Redacted.make(redisUrl)), prefix }
 const youtube = { ...testSettings, minInterval: Duration.millis(1) }
 
-/** One process's adapter over its own replay, wired as the runtime wires it. */
-const adapter = (replay: ReturnType<typeof replayFetch>) =>
-  platformFor({
-    platform: "youtube",
-    demoCatalogue: "",
-    demoLatencyMs: 0,
-    youtube: Option.some(youtube),
-    redis
-  }).pipe(Layer.provide(Layer.succeed(YouTubeFetch, YouTubeFetch.everywhere(replay.fetch))))
+const repositoryRoot = fileURLToPath(new URL("../../..", import.meta.url))
+const reader = fileURLToPath(new URL("./fixtures/fleet-reader.ts", import.meta.url))
 
-const english = new Captions.CaptionTrack({
-  language: "en" as Language.LanguageCode,
-  kind: "manual",
-  name: null
-})
+/**
+ * Runs `fixtures/fleet-reader.ts` in a node process of its own (its own Redis connections,
+ * in-process caches and replayed YouTube): the paths it asked YouTube for, and what it read.
+ */
+const readInProcess = (): {
+  readonly paths: ReadonlyArray<string>
+  readonly details: unknown
+  readonly captions: unknown
+} =>
+  JSON.parse(
+    execFileSync(process.execPath, ["--import", "tsx", "--conditions=@verbatim/source", reader, prefix], {
+      cwd: repositoryRoot,
+      env: { ...process.env, REDIS_URL: redisUrl, VERBATIM_LOG_LEVEL: "none" },
+      encoding: "utf8",
+      timeout: 50_000
+    })
+  )
 
 // Live clock: the adapters share Redis, which keeps real time.
 describe.skipIf(redisUrl === "" && process.env.CI !== "true")("YouTube across processes, on Redis", () => {
@@ -52,23 +57,15 @@ describe.skipIf(redisUrl === "" && process.env.CI !== "true")("YouTube across pr
     )
   )
 
-  it.live("the same captions asked by two accounts on two processes: one fetch from YouTube", () =>
-    Effect.gen(function* () {
-      const video = recordedVideos.captioned as Ids.VideoId
-      // Account A's request on process 1, account B's on process 2: the platform knows no account.
-      const read = Effect.flatMap(VideoPlatform, (platform) =>
-        Effect.zip(platform.video(video), platform.captions(video, english))
-      )
-      const one = replayFetch(recordedYouTube())
-      const two = replayFetch(recordedYouTube())
-      const [detailsA, captionsA] = yield* Effect.scoped(Effect.provide(read, adapter(one)))
-      const [detailsB, captionsB] = yield* Effect.scoped(Effect.provide(read, adapter(two)))
-      expect(one.requests.map((r) => r.url.pathname)).toContain("/api/timedtext")
-      expect(two.requests).toHaveLength(0)
-      expect(detailsB).toEqual(detailsA)
-      expect(captionsB).toEqual(captionsA)
-    })
-  )
+  it("the same captions asked by two accounts on two processes: one fetch from YouTube", () => {
+    // Account A's request on process 1, then account B's on process 2 (the platform knows no account).
+    const first = readInProcess()
+    const second = readInProcess()
+    expect(first.paths).toContain("/api/timedtext")
+    expect(second.paths).toEqual([])
+    expect(second.details).toEqual(first.details)
+    expect(second.captions).toEqual(first.captions)
+  }, 60_000)
 
   it.live("a push-back seen by one process strikes the egress every process sends from", () =>
     Effect.gen(function* () {
