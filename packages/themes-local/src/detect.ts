@@ -75,22 +75,15 @@ export interface Pipeline {
   readonly textRank: typeof TextRank
 }
 
-let shared: Promise<Pipeline> | undefined
 /**
- * The wink-nlp pipeline and ts-textrank, loaded on first use and then kept: the model is tens of
- * megabytes, so a process that never detects themes never holds it (or imports them).
+ * Loads the wink-nlp pipeline and ts-textrank. The engine's layer (`index.ts`) loads them at its
+ * first detection and keeps them: the model is tens of megabytes, so a process that never detects
+ * themes never holds it (or imports them).
  */
-export const pipeline = (): Promise<Pipeline> => {
-  shared ??= Promise.all([import("wink-nlp"), import("wink-eng-lite-web-model"), import("ts-textrank")]).then(
-    ([wink, model, textRank]) => ({ nlp: wink.default(model.default), textRank }),
-    (cause: unknown) => {
-      // A load that failed is tried again by the next detection, not kept.
-      shared = undefined
-      throw cause
-    }
+export const loadPipeline = (): Promise<Pipeline> =>
+  Promise.all([import("wink-nlp"), import("wink-eng-lite-web-model"), import("ts-textrank")]).then(
+    ([wink, model, textRank]) => ({ nlp: wink.default(model.default), textRank })
   )
-  return shared
-}
 
 const nounish = new Set(["NOUN", "PROPN"])
 const phrasePart = new Set(["NOUN", "PROPN", "ADJ"])

@@ -6,17 +6,27 @@
  */
 import { ThemesEngine, ThemesEngineError } from "@verbatim/core"
 import { Effect, Layer } from "effect"
-import { defaultOptions, detect, type LocalThemesOptions, pipeline } from "./detect.js"
+import { defaultOptions, detect, type LocalThemesOptions, loadPipeline, type Pipeline } from "./detect.js"
 
 export { defaultOptions, detect, type LocalThemesOptions } from "./detect.js"
 
 export const engineName = "local"
 
-/** The local engine; the model and TextRank load at the first detection (`pipeline`), not at the start. */
+/**
+ * The local engine. The model and TextRank load at the first detection, not at the start, and are
+ * then kept by the layer; a load that failed is tried again by the next detection.
+ */
 export const layer = (options: LocalThemesOptions = defaultOptions): Layer.Layer<ThemesEngine> =>
-  Layer.succeed(
-    ThemesEngine,
-    ThemesEngine.of({
+  Layer.sync(ThemesEngine, () => {
+    let loading: Promise<Pipeline> | undefined
+    const pipeline = (): Promise<Pipeline> => {
+      loading ??= loadPipeline().catch((cause: unknown) => {
+        loading = undefined
+        throw cause
+      })
+      return loading
+    }
+    return ThemesEngine.of({
       name: engineName,
       detect: (input) =>
         Effect.tryPromise({
@@ -36,4 +46,4 @@ export const layer = (options: LocalThemesOptions = defaultOptions): Layer.Layer
           })
         )
     })
-  )
+  })
