@@ -88,13 +88,18 @@ export const DatabaseConfig: Config.Config<DatabaseSettings> = Config.all({
 })
 
 /**
- * The PostgreSQL client (`postgres-client.ts`), imported when a process first opens a PostgreSQL
- * database: a process on PGlite never loads node-postgres.
+ * A database driver's modules, imported when a process first opens a database of that kind: a
+ * process on PostgreSQL never loads PGlite (about 9 MB resident), and one on PGlite never loads
+ * node-postgres.
  */
-const loadPostgres = Effect.tryPromise({
-  try: () => import("./postgres-client.js"),
-  catch: (cause) => new SqlError({ cause, message: "could not load the PostgreSQL client (node-postgres)" })
-})
+const loadDriver = <A>(driver: string, load: () => Promise<A>): Effect.Effect<A, SqlError> =>
+  Effect.tryPromise({
+    try: load,
+    catch: (cause) => new SqlError({ cause, message: `could not load ${driver}` })
+  })
+
+/** The PostgreSQL client (`postgres-client.ts`). */
+const loadPostgres = loadDriver("the PostgreSQL client (node-postgres)", () => import("./postgres-client.js"))
 
 /**
  * PostgreSQL through node-postgres, with Verbatim's pool settings, timeouts and naming; the pool
@@ -107,15 +112,8 @@ export const postgresLayer = (
 ): Layer.Layer<SqlClient.SqlClient | PgPool, SqlError> =>
   Layer.unwrapEffect(Effect.map(loadPostgres, (PostgresClient) => PostgresClient.layer(url, pool, naming)))
 
-/**
- * A module of PGlite's, imported when a process first opens a PGlite database: a process on
- * PostgreSQL never loads PGlite (about 9 MB resident).
- */
-const loadPglite = <A>(load: () => Promise<A>): Effect.Effect<A, SqlError> =>
-  Effect.tryPromise({
-    try: load,
-    catch: (cause) => new SqlError({ cause, message: "could not load PGlite" })
-  })
+/** A module of PGlite's. */
+const loadPglite = <A>(load: () => Promise<A>): Effect.Effect<A, SqlError> => loadDriver("PGlite", load)
 
 /** PGlite, in memory when `dataDir` is undefined, else persisted in that folder. */
 export const pgliteLayer = (
