@@ -17,7 +17,7 @@ import {
 } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
 import { DateTime, Duration, Effect, Fiber, Option, Stream, TestClock } from "effect"
-import { testJob } from "../../src/testing.js"
+import { asTimePasses, testJob } from "../../src/testing.js"
 import { useCasesLayer } from "./support.js"
 
 const bytes = new Uint8Array(1_000).fill(7)
@@ -155,9 +155,12 @@ layer(useCasesLayer(), { timeout: "60 seconds" })("MediaUploads", (it) => {
       const { created, send } = yield* arrange
       const stalled = Stream.concat(Stream.make(bytes.subarray(0, 10)), Stream.never)
       const fiber = yield* Effect.fork(Effect.flip(send(stalled)))
-      // 1,000 bytes at the default 512 KiB/s: the one-minute floor.
-      yield* TestClock.adjust(Duration.millis(putTimeMillis(defaultUploadPace, 1_000)))
-      const refused = yield* Fiber.join(fiber)
+      // 1,000 bytes at the default 512 KiB/s: the one-minute floor. The clock moves until the PUT
+      // is refused: one adjust could come before the PUT's wait has begun (it then waited forever).
+      const refused = yield* asTimePasses(
+        Fiber.join(fiber),
+        Duration.millis(putTimeMillis(defaultUploadPace, 1_000) / 4)
+      )
       expect(refused).toMatchObject({
         code: "request_timeout",
         details: { refusal: "too_slow", limit_ms: 60_000 }
