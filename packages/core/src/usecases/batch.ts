@@ -545,22 +545,28 @@ export const makeBatchWork = Effect.gen(function* () {
         return yield* Effect.logWarning(`batch item ${id}: lease lost while running; another worker has it`)
       }
       if (ran.value === "no account") return
-      const done = yield* batches
-        .itemDone(key.value.batchId, key.value.position, owner)
-        .pipe(Effect.withSpan("verbatim.batch.item.done"))
-      // Whether that was the batch's last item is checked beside the next item, not before it (the
-      // reconciler finishes a batch whose check was lost).
-      if (done) {
-        yield* Effect.forkIn(
-          finish(batch.accountId, batch.id).pipe(
-            Effect.catchAllCause((cause) =>
-              Effect.logWarning(`finishing batch ${batch.id} failed; the reconciler will`, cause)
-            ),
-            Effect.withSpan("verbatim.batch.item.finish")
+      // The item's job is stored: its done mark, and then whether that was the batch's last item,
+      // run beside the next item, not before it. One lost to a crash or a shutdown leaves the item
+      // leased and not done: once the lease expires, the reconciler offers it again, and the item
+      // taken again finds its job and is marked done (the reconciler also finishes a batch whose
+      // check was lost).
+      yield* Effect.forkIn(
+        batches.itemDone(key.value.batchId, key.value.position, owner).pipe(
+          Effect.withSpan("verbatim.batch.item.done"),
+          Effect.flatMap((done) =>
+            done
+              ? finish(batch.accountId, batch.id).pipe(Effect.withSpan("verbatim.batch.item.finish"))
+              : Effect.void
           ),
-          offers
-        )
-      }
+          Effect.catchAllCause((cause) =>
+            Effect.logWarning(
+              `marking batch item ${id} done or finishing batch ${batch.id} failed; the reconciler will`,
+              cause
+            )
+          )
+        ),
+        offers
+      )
     }).pipe(
       Effect.catchAllCause((cause) =>
         Effect.logError(`batch item ${work.id} failed; the reconciler will run it again`, cause)

@@ -21,6 +21,7 @@ import { uploadPutWindow } from "./0018_upload_put_window.js"
 import { safeBalances } from "./0019_safe_balances.js"
 import { oauthGrantCodes } from "./0020_oauth_grant_codes.js"
 import { postLedgerEntry } from "./0021_post_ledger_entry.js"
+import { batchItemsStatementChecks } from "./0022_batch_items_statement_checks.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
@@ -43,5 +44,6 @@ export const migrations: Migrations = {
   "0018_upload_put_window": uploadPutWindow,
   "0019_safe_balances": safeBalances,
   "0020_oauth_grant_codes": oauthGrantCodes,
-  "0021_post_ledger_entry": postLedgerEntry
+  "0021_post_ledger_entry": postLedgerEntry,
+  "0022_batch_items_statement_checks": batchItemsStatementChecks
 }

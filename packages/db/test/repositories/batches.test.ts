@@ -5,6 +5,7 @@
  * item back; a lease that expired can be taken again; a heartbeat extends only its owner's lease.
  */
 import { randomUUID } from "node:crypto"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { expect } from "@effect/vitest"
 import { Batches, type BatchItem, type BatchRecord } from "@verbatim/core"
 import { Api, Ids } from "@verbatim/domain"
@@ -133,6 +134,48 @@ describeEachDatabase(
         // A done item has no lease to extend.
         expect(yield* batches.itemDone(one.id, 0, "w2")).toBe(true)
         expect(yield* extend("w2", DateTime.add(now, { seconds: 20 }))).toBe(false)
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    // Migration 0022 (decision BATCH-18): the foreign key's two rules, checked per statement.
+    it.effect("items need their batch, and leave with it (deleting the account deletes both)", () =>
+      Effect.gen(function* () {
+        const batches = yield* Batches
+        const sql = yield* SqlClient.SqlClient
+        const owner = yield* newAccount()
+        const other = yield* newAccount("Grace")
+        const kept = batch(other.id, "2026-11-01T11:00:00.000Z", 2)
+        const first = batch(owner.id, "2026-11-01T11:00:00.000Z", 2)
+        const second = batch(owner.id, "2026-11-01T11:10:00.000Z", 1)
+        const gone = [first, second]
+        yield* batches.insert(kept, items(["vidFFFFFFFF", "vidGGGGGGGG"]))
+        yield* batches.insert(first, items(["vidFFFFFFFF", "vidGGGGGGGG"]))
+        yield* batches.insert(second, items(["vidHHHHHHHH"]))
+        const count = (ids: ReadonlyArray<Ids.BatchId>) =>
+          Effect.map(
+            sql<{
+              readonly n: number
+            }>`SELECT count(*)::int AS n FROM batch_items WHERE batch_id IN ${sql.in(ids)}`,
+            (rows) => rows[0]?.n
+          )
+        expect(yield* count(gone.map((b) => b.id))).toBe(3)
+
+        // An item naming no batch is refused, and nothing of its statement is kept, even beside
+        // items whose batch exists.
+        const orphan = Ids.BatchId.make(randomUUID())
+        const refused = yield* sql`INSERT INTO batch_items (batch_id, position, request_id, video_id, job_id)
+          VALUES (${kept.id}, 5, ${randomUUID()}, 'vidIIIIIIII', ${randomUUID()}),
+            (${orphan}, 0, ${randomUUID()}, 'vidIIIIIIII', ${randomUUID()})`.pipe(Effect.flip)
+        expect(String(refused.cause)).toContain(orphan)
+        expect(yield* count([kept.id, orphan])).toBe(2)
+
+        // Deleting one batch deletes its items only; deleting the account deletes the rest.
+        yield* sql`DELETE FROM batches WHERE id = ${second.id}`
+        expect(yield* count([second.id])).toBe(0)
+        expect(yield* count([first.id])).toBe(2)
+        yield* sql`DELETE FROM accounts WHERE id = ${owner.id}`
+        expect(yield* count(gone.map((b) => b.id))).toBe(0)
+        expect(yield* count([kept.id])).toBe(2)
       }).pipe(Effect.provide(RepositoriesLive))
     )
   },
