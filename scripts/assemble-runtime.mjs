@@ -37,10 +37,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 export const bundleDirs = ["apps/server/dist", "apps/worker/dist"]
 const store = "node_modules/.pnpm"
 
-/** Every `.mjs` file under a folder. */
+/** Every bundle file under a folder: ES modules (`.mjs`) and the admin command's CommonJS (`.cjs`). */
 const modules = (dir) =>
   readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith(".mjs"))
+    .filter((entry) => entry.isFile() && /\.[cm]js$/.test(entry.name))
     .map((entry) => join(entry.parentPath ?? entry.path, entry.name))
 
 /** The checkout's paths the bundles name (files they import or read), relative to the root. */

@@ -71,8 +71,13 @@ export const firstCallModule = (path) => {
   ].join("\n")
 }
 
-/** Bare imports of every other package: external, at the file Node would load. */
-export const externals = {
+/**
+ * Bare imports of every other package: external, at the file Node would load. In an ES module
+ * bundle (`esm`) they stay imports of the package's file by URL; in a CommonJS bundle (`cjs`, see
+ * `bundle.mjs`) an import, static or `import()`, becomes a `require` of the package's CommonJS entry
+ * (resolved as a `require` would be: every package the apps import has one), by path.
+ */
+export const externalsFor = (format) => ({
   name: "externals",
   setup(bundle) {
     /** Resolves an import as esbuild would without this plugin, then answers with `answer(path)`. */
@@ -104,6 +109,9 @@ export const externals = {
     bundle.onResolve({ filter: /^[^./]/ }, (args) => {
       if (bundled(args.path) || args.pluginData === "resolving") return undefined
       if (args.path.startsWith("node:")) return { path: args.path, external: true }
+      if (format === "cjs") {
+        return resolveThen(args, "require-call", (path) => ({ path, external: true }))
+      }
       return resolveThen(args, args.kind, (path) => ({ path: pathToFileURL(path).href, external: true }))
     })
     bundle.onLoad({ filter: /\.ts$/ }, (args) => {
@@ -114,4 +122,7 @@ export const externals = {
       }
     })
   }
-}
+})
+
+/** The plugin for ES module bundles. */
+export const externals = externalsFor("esm")

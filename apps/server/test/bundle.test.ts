@@ -15,7 +15,8 @@ import {
   readFileSync,
   rmSync,
   statSync,
-  utimesSync
+  utimesSync,
+  writeFileSync
 } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -179,6 +180,80 @@ describe("built once", () => {
     const unknown = run(["nope"])
     expect(unknown.status).not.toBe(0)
     expect(unknown.stdout + unknown.stderr).toMatch(/Invalid subcommand for verbatim-admin/)
+  }, 120_000)
+
+  it("--run runs the admin command from V8's code cache: made by a run without one, used by the next, replaced when it is another's", () => {
+    const cache = join(dist, "admin.cjs.cache")
+    const version = JSON.parse(readFileSync(join(repositoryRoot, "apps", "server", "package.json"), "utf8"))
+      .version as string
+    /** `pnpm admin --version`, with node's options as `pnpm admin` gives them. */
+    const run = () => {
+      const done = spawnSync(
+        process.execPath,
+        ["--liftoff-only", "scripts/bundle.mjs", "--if-changed", "--run", "admin", "--version"],
+        { cwd: repositoryRoot, encoding: "utf8" }
+      )
+      expect(done.stderr).toBe("")
+      expect(done.status).toBe(0)
+      expect(done.stdout.trim()).toBe(version)
+    }
+    rmSync(cache, { force: true })
+    run()
+    // Written at the end of a run without one: a 16-byte key, then V8's data.
+    const made = statSync(cache)
+    const key = readFileSync(cache).subarray(0, 16)
+    expect(made.size).toBeGreaterThan(100_000)
+    // Used as it is by the next run (a rejected or unusable cache is written again, as a new file).
+    run()
+    expect(statSync(cache).ino).toBe(made.ino)
+    // A cache made for another bundle, node or options (another key): not used, and replaced.
+    const other = readFileSync(cache)
+    other.fill(0, 0, 16)
+    writeFileSync(cache, other)
+    const planted = statSync(cache).ino
+    run()
+    expect(statSync(cache).ino).not.toBe(planted)
+    expect(readFileSync(cache).subarray(0, 16).equals(key)).toBe(true)
+    // The right key over data V8 rejects: the command runs all the same, and the cache is replaced.
+    writeFileSync(cache, Buffer.concat([key, Buffer.alloc(4096, 7)]))
+    const broken = statSync(cache).ino
+    run()
+    expect(statSync(cache).ino).not.toBe(broken)
+    expect(statSync(cache).size).toBeGreaterThan(100_000)
+  }, 120_000)
+
+  it("the admin command (one CommonJS file) requires a database driver only when it opens that database", () => {
+    const dir = mkdtempSync(join(tmpdir(), "verbatim-admin-drivers-"))
+    try {
+      // Printed as the process exits: the driver packages' files it required.
+      const hook = join(dir, "loaded.cjs")
+      writeFileSync(
+        hook,
+        `process.on("exit", () => process._rawDebug("LOADED " + JSON.stringify(Object.keys(require("node:module")._cache)
+          .filter((file) => /\\/(@electric-sql\\/pglite|pg|pg-pool|undici)\\//.test(file))
+          .map((file) => file.replace(/^.*\\/node_modules\\//, "").split("/").slice(0, file.includes("/@") ? 2 : 1).join("/")))))`
+      )
+      const loaded = (args: ReadonlyArray<string>, env: Record<string, string>) => {
+        const done = spawnSync(
+          process.execPath,
+          ["-r", hook, "scripts/bundle.mjs", "--if-changed", "--run", "admin", ...args],
+          { cwd: repositoryRoot, encoding: "utf8", env: { ...process.env, ...env } }
+        )
+        expect(done.status).toBe(0)
+        const line = done.stderr.split("\n").find((text) => text.startsWith("LOADED ")) ?? "LOADED null"
+        return [...new Set(JSON.parse(line.slice("LOADED ".length)) as Array<string>)].sort()
+      }
+      expect(loaded(["--version"], { DATABASE_URL: "" })).toEqual([])
+      expect(
+        loaded(["accounts", "list"], { DATABASE_URL: "", VERBATIM_DATA_DIR: join(dir, "data") })
+      ).toEqual(["@electric-sql/pglite"])
+      const databaseUrl = process.env.DATABASE_URL
+      if (databaseUrl !== undefined && databaseUrl !== "") {
+        expect(loaded(["accounts", "list"], { DATABASE_URL: databaseUrl })).toEqual(["pg", "pg-pool"])
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   }, 120_000)
 
   it("with NODE_ENV=production, a missing bundle stops the start with a line saying how to build it", () => {
