@@ -18,11 +18,11 @@ set -uo pipefail
 
 packages=(pocketsphinx pocketsphinx-en-us ffmpeg flite)
 
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+source "$(dirname "$0")/lib/missing-packages.sh"
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
-  for p in "${packages[@]}"; do installed "$p" || missing+=("$p"); done
+  missing_packages "${packages[@]}"
 else
   command -v pocketsphinx_continuous >/dev/null 2>&1 || missing+=(pocketsphinx pocketsphinx-en-us)
   command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)

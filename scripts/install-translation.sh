@@ -15,11 +15,11 @@ set -uo pipefail
 
 packages=(apertium apertium-eng-spa)
 
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
+source "$(dirname "$0")/lib/missing-packages.sh"
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then
-  for p in "${packages[@]}"; do installed "$p" || missing+=("$p"); done
+  missing_packages "${packages[@]}"
 else
   command -v apertium >/dev/null 2>&1 || missing+=(apertium apertium-eng-spa)
 fi
