@@ -184,7 +184,8 @@ await Promise.all(
 /**
  * Runs a CommonJS bundle as Node would require it, compiled with V8's code cache: the bytecode of
  * every function the last run compiled, in `<bundle>.cache` beside it (about the bundle's size).
- * The cache names the bundle's content, Node's version and node's options by a hash: a cache made
+ * The cache names the bundle's content, Node's version and node's options (its arguments and
+ * `NODE_OPTIONS`) by a hash: a cache made
  * for anything else is not used (V8 itself checks only the source's length), nor one V8 rejects.
  * Without a usable cache the bundle is compiled as usual, and the cache is written when the
  * process exits (with the functions the run compiled); where it cannot be written (a read-only
@@ -199,7 +200,7 @@ const runCached = async (entry) => {
   const source = readFileSync(entry, "utf8")
   const cacheFile = `${entry}.cache`
   const key = createHash("sha256")
-    .update(`${process.version}\0${process.execArgv.join("\0")}\0`)
+    .update(`${process.version}\0${process.execArgv.join("\0")}\0${process.env.NODE_OPTIONS ?? ""}\0`)
     .update(source)
     .digest()
     .subarray(0, 16)

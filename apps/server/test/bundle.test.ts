@@ -187,11 +187,11 @@ describe("built once", () => {
     const version = JSON.parse(readFileSync(join(repositoryRoot, "apps", "server", "package.json"), "utf8"))
       .version as string
     /** `pnpm admin --version`, with node's options as `pnpm admin` gives them. */
-    const run = () => {
+    const run = (nodeOptions = "") => {
       const done = spawnSync(
         process.execPath,
         ["--liftoff-only", "scripts/bundle.mjs", "--if-changed", "--run", "admin", "--version"],
-        { cwd: repositoryRoot, encoding: "utf8" }
+        { cwd: repositoryRoot, encoding: "utf8", env: { ...process.env, NODE_OPTIONS: nodeOptions } }
       )
       expect(done.stderr).toBe("")
       expect(done.status).toBe(0)
@@ -214,6 +214,11 @@ describe("built once", () => {
     run()
     expect(statSync(cache).ino).not.toBe(planted)
     expect(readFileSync(cache).subarray(0, 16).equals(key)).toBe(true)
+    // Options given in NODE_OPTIONS count as node's options: another key, and back.
+    run("--max-old-space-size=512")
+    expect(readFileSync(cache).subarray(0, 16).equals(key)).toBe(false)
+    run()
+    expect(readFileSync(cache).subarray(0, 16).equals(key)).toBe(true)
     // The right key over data V8 rejects: the command runs all the same, and the cache is replaced.
     writeFileSync(cache, Buffer.concat([key, Buffer.alloc(4096, 7)]))
     const broken = statSync(cache).ino
@@ -222,7 +227,7 @@ describe("built once", () => {
     expect(statSync(cache).size).toBeGreaterThan(100_000)
   }, 120_000)
 
-  it("the admin command (one CommonJS file) requires a database driver only when it opens that database", () => {
+  it("the admin command (one CommonJS file) requires a database driver only when it opens that database, run by pnpm admin or by node itself", () => {
     const dir = mkdtempSync(join(tmpdir(), "verbatim-admin-drivers-"))
     try {
       // Printed as the process exits: the driver packages' files it required.
@@ -233,12 +238,16 @@ describe("built once", () => {
           .filter((file) => /\\/(@electric-sql\\/pglite|pg|pg-pool|undici)\\//.test(file))
           .map((file) => file.replace(/^.*\\/node_modules\\//, "").split("/").slice(0, file.includes("/@") ? 2 : 1).join("/")))))`
       )
-      const loaded = (args: ReadonlyArray<string>, env: Record<string, string>) => {
-        const done = spawnSync(
-          process.execPath,
-          ["-r", hook, "scripts/bundle.mjs", "--if-changed", "--run", "admin", ...args],
-          { cwd: repositoryRoot, encoding: "utf8", env: { ...process.env, ...env } }
-        )
+      /** The driver packages the admin command loaded: run as `pnpm admin` runs it, or `direct`ly. */
+      const loaded = (args: ReadonlyArray<string>, env: Record<string, string>, direct = false) => {
+        const launcher = direct
+          ? [join("apps", "server", "dist", "admin.cjs")]
+          : ["scripts/bundle.mjs", "--if-changed", "--run", "admin"]
+        const done = spawnSync(process.execPath, ["-r", hook, ...launcher, ...args], {
+          cwd: repositoryRoot,
+          encoding: "utf8",
+          env: { ...process.env, ...env }
+        })
         expect(done.status).toBe(0)
         const line = done.stderr.split("\n").find((text) => text.startsWith("LOADED ")) ?? "LOADED null"
         return [...new Set(JSON.parse(line.slice("LOADED ".length)) as Array<string>)].sort()
@@ -246,6 +255,10 @@ describe("built once", () => {
       expect(loaded(["--version"], { DATABASE_URL: "" })).toEqual([])
       expect(
         loaded(["accounts", "list"], { DATABASE_URL: "", VERBATIM_DATA_DIR: join(dir, "data") })
+      ).toEqual(["@electric-sql/pglite"])
+      // The bundle run by node itself, as the image's documentation runs it (no code cache).
+      expect(
+        loaded(["accounts", "list"], { DATABASE_URL: "", VERBATIM_DATA_DIR: join(dir, "data") }, true)
       ).toEqual(["@electric-sql/pglite"])
       const databaseUrl = process.env.DATABASE_URL
       if (databaseUrl !== undefined && databaseUrl !== "") {

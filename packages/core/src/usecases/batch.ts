@@ -46,7 +46,7 @@ import { AddressResolver } from "../ports/webhooks.js"
 import { type WorkItem, WorkQueue } from "../ports/work-queue.js"
 import { fieldError, fromAsrOptionsError, fromModeError, fromPlatformError, notFound } from "./failures.js"
 import { webhookLane } from "./job-lifecycle.js"
-import { type BackgroundFeature, whileLeased } from "./lanes.js"
+import { type BackgroundFeature, makeFollowUps, whileLeased } from "./lanes.js"
 import { alreadyChecked, transcribeData } from "./payload.js"
 import { BatchWork } from "./tags.js"
 import { makeTranscribe } from "./transcribe.js"
@@ -111,8 +111,12 @@ export const finalStatus = (summary: ReturnType<typeof summarize>): "completed" 
   summary.succeeded === summary.total ? "completed" : summary.succeeded === 0 ? "failed" : "partial"
 
 export const makeBatchWork = Effect.gen(function* () {
-  /** Where the offers of accepted batches run after the answer (closed with the service). */
-  const offers = yield* Effect.scope
+  /**
+   * Where the follow-ups run: an accepted batch's first offers (after the answer), an item's next
+   * offer and its done mark (beside the next item); let finish, for a bounded grace, when the service
+   * closes.
+   */
+  const followUp = yield* makeFollowUps()
   const batches = yield* Batches
   const jobs = yield* Jobs
   const ledger = yield* Ledger
@@ -420,7 +424,7 @@ export const makeBatchWork = Effect.gen(function* () {
           Effect.catchAll((error) =>
             Effect.logWarning("could not offer batch items; the reconciler will", error)
           ),
-          Effect.forkIn(offers)
+          followUp
         )
       return new Api.BatchProcessing({
         batch_id: id,
@@ -509,7 +513,7 @@ export const makeBatchWork = Effect.gen(function* () {
       if (claimed._tag !== "Waiting") {
         // Off the item's path: the next offer runs beside it (the reconciler makes a lost one again).
         const total = claimed._tag === "Claimed" ? claimed.batch.total : claimed.total
-        yield* Effect.forkIn(offerNext(key.value.batchId, key.value.position, total, work.accountId), offers)
+        yield* followUp(offerNext(key.value.batchId, key.value.position, total, work.accountId))
       }
       if (claimed._tag === "Taken") return
       if (claimed._tag === "Waiting") {
@@ -546,11 +550,11 @@ export const makeBatchWork = Effect.gen(function* () {
       }
       if (ran.value === "no account") return
       // The item's job is stored: its done mark, and then whether that was the batch's last item,
-      // run beside the next item, not before it. One lost to a crash or a shutdown leaves the item
-      // leased and not done: once the lease expires, the reconciler offers it again, and the item
+      // run beside the next item, not before it (a shutdown lets it finish). One lost to a crash
+      // leaves the item leased and not done: once the lease expires, the reconciler offers it again, and the item
       // taken again finds its job and is marked done (the reconciler also finishes a batch whose
       // check was lost).
-      yield* Effect.forkIn(
+      yield* followUp(
         batches.itemDone(key.value.batchId, key.value.position, owner).pipe(
           Effect.withSpan("verbatim.batch.item.done"),
           Effect.flatMap((done) =>
@@ -564,8 +568,7 @@ export const makeBatchWork = Effect.gen(function* () {
               cause
             )
           )
-        ),
-        offers
+        )
       )
     }).pipe(
       Effect.catchAllCause((cause) =>

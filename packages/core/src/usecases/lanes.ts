@@ -5,13 +5,15 @@
  * - a lease's heartbeat: extended every third of the lease (at least every 50 ms) until an extension
  *   finds it lost; an extension that fails is logged and counts as kept (tried again next beat);
  * - work run while its lease is kept, interrupted when the lease is lost;
+ * - follow-ups: work an item leaves to run beside the next one, let finish (for a bounded grace)
+ *   when the service that forked it closes;
  * - one registry of background work (`BackgroundWork`): each feature contributes its lanes (what
  *   they carry, how many at once, the handler), its reconciler and sweeps, and its shutdown signal;
  * - one runner (`runBackgroundWork`): each lane's items handed to their handler, interruptibly (the
  *   heartbeat and the shutdown hand-back rely on interrupting the work), and every feature's
  *   reconciler on a schedule, for as long as the scope is open.
  */
-import { Context, Duration, Effect, Option, Schedule, type Scope } from "effect"
+import { Context, Duration, Effect, FiberSet, Option, Schedule, type Scope } from "effect"
 import { type QueueError, type WorkItem, WorkQueue } from "../ports/work-queue.js"
 
 /** How often a lease of `leaseMs` is extended. */
@@ -47,6 +49,43 @@ export const whileLeased = <A, E, R, E2, R2>(
     Effect.map(work, Option.some),
     Effect.as(heartbeat(lease.leaseMs, lease.extend, lease.what), Option.none<A>())
   )
+
+/** How long a closing service waits for its follow-ups before it interrupts them. */
+export const followUpGrace = Duration.seconds(2)
+
+/**
+ * Where a service forks the work its callers leave behind (an offer, a done mark): each runs beside
+ * its caller, and when the scope closes, what is still running is awaited for up to `grace`, then
+ * interrupted. A shutdown therefore lets a done mark in flight land (interrupted, it would be made
+ * again only once the item's lease expired), while a follow-up that hangs cannot hold the shutdown.
+ */
+export const makeFollowUps = (
+  grace: Duration.DurationInput = followUpGrace
+): Effect.Effect<
+  <A, E, R>(work: Effect.Effect<A, E, R>) => Effect.Effect<void, never, R>,
+  never,
+  Scope.Scope
+> =>
+  Effect.gen(function* () {
+    const running = yield* FiberSet.make()
+    // Added after the set's own finalizer (which interrupts what it holds), so it runs first.
+    yield* Effect.addFinalizer(() =>
+      // Interruptible: finalizers run uninterruptibly, and the timeout must be able to stop the wait.
+      Effect.interruptible(FiberSet.awaitEmpty(running)).pipe(
+        Effect.timeoutOption(grace),
+        Effect.flatMap((drained) =>
+          Option.isSome(drained)
+            ? Effect.void
+            : Effect.flatMap(FiberSet.size(running), (left) =>
+                Effect.logWarning(
+                  `${left} follow-ups still running after ${Duration.format(grace)}: interrupted`
+                )
+              )
+        )
+      )
+    )
+    return (work) => Effect.asVoid(FiberSet.run(running, work))
+  })
 
 /** One lane consumed by a process: at most `concurrency` items at once, each to `handle`. */
 export interface Lane {

@@ -18,6 +18,7 @@ import {
   Batches,
   type BatchRecord,
   BatchWork,
+  BatchWorkLive,
   batchItemLane,
   offerWindow,
   reofferAfterMs,
@@ -26,7 +27,7 @@ import {
 } from "@verbatim/core"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Api, type Ids } from "@verbatim/domain"
-import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { Context, DateTime, Effect, Exit, Layer, Option, Schema, Scope } from "effect"
 import { demoPlatform, runWorker, servicesOn } from "../../src/index.js"
 import { eventually, testInfrastructure, testWorkerOn, testWorkSettings } from "../../src/testing.js"
 import {
@@ -182,6 +183,44 @@ layer(servicesOn(testInfrastructure({ platform: countingPlatform })), liveSuiteO
         yield* Effect.flip(platform.video(missing))
         expect(calls.get(`video ${missing}`)).toBe(2)
       })
+    )
+
+    it.effect(
+      "closing the batch service lets an item's done mark in flight land: the batch finishes, not a lease later",
+      () =>
+        Effect.gen(function* () {
+          const account = yield* createAccount({ credits: 10 })
+          // A done mark that takes a while: the service closes while it is in flight.
+          const slowDone = Layer.effect(
+            Batches,
+            Effect.map(Batches, (batches) =>
+              Batches.of({
+                ...batches,
+                itemDone: (batchId, position, owner) =>
+                  Effect.delay(batches.itemDone(batchId, position, owner), "300 millis")
+              })
+            )
+          )
+          const scope = yield* Scope.make()
+          const work = Context.get(
+            yield* Layer.buildWithScope(BatchWorkLive.pipe(Layer.provide(slowDone)), scope),
+            BatchWork
+          )
+          const batch = yield* Effect.orDie(work.create(account, request([videos.manualOnly])))
+          const item = { lane: batchItemLane, id: `${batch.batch_id}:0`, accountId: account.id }
+          yield* work.runItem(item, "closing", 30_000)
+          yield* Scope.close(scope, Exit.void)
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql<{ readonly done: boolean; readonly owner: string | null }>`
+            SELECT done, lease_owner AS owner FROM batch_items WHERE batch_id = ${batch.batch_id}`
+          expect(rows).toEqual([{ done: true, owner: null }])
+          const answer = yield* Effect.orDie(
+            Effect.flatMap(BatchWork, (live) => live.get(account, batch.batch_id))
+          )
+          expect(answer.status).toBe("completed")
+          yield* expectBalancedBooks(account)
+        }),
+      30_000
     )
   }
 )
