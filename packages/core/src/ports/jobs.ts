@@ -12,8 +12,8 @@
 import { Api, Credits, Ids, Language, Mode, Status, Transcript } from "@verbatim/domain"
 import { Context, type DateTime, type Effect, type Option, Schema } from "effect"
 import type { PersistenceError } from "../errors.js"
-import type { ChargeRequest } from "./ledger.js"
-import type { OwnedFilter, ServedTranscript } from "./transcripts.js"
+import type { ChargeRequest, InsufficientCredits } from "./ledger.js"
+import type { OwnedFilter, ServedTranscript, TranscriptRecord } from "./transcripts.js"
 
 /**
  * What a job does. `transcribe` is a request answered within itself (captions, a quote, a refusal);
@@ -144,6 +144,19 @@ export class Jobs extends Context.Tag("@verbatim/core/Jobs")<
      * transcript deleted by a concurrent request leaves the job without one, never an error).
      */
     readonly insert: (job: JobRecord) => Effect.Effect<JobRecord, PersistenceError>
+    /**
+     * Records a completed job with the new transcript it made (the job names it) and the job's
+     * charge, as one write: all three, or nothing. Nothing, answered `"exists"`, when the account
+     * already owns a transcript of the same video, language and source kind (the caller serves that
+     * one instead); nothing, failing with `InsufficientCredits`, when the available balance cannot
+     * cover the charge. The charge is posted as `Ledger.charge` posts it (the account's row lock
+     * first, then its balance), last.
+     */
+    readonly insertPaid: (
+      job: JobRecord,
+      transcript: TranscriptRecord,
+      charge: ChargeRequest
+    ) => Effect.Effect<"stored" | "exists", InsufficientCredits | PersistenceError>
     /**
      * Serves an owned transcript again in one step: reads the account's newest succeeded transcript
      * of the job's video matching `filter` (as `Transcripts.owned` orders them) and records `job`

@@ -346,7 +346,58 @@ export const JobLifecycleLive = Layer.effect(
     const settleAlone = (owner: string, item: Settling): Effect.Effect<Settled, PersistenceError> =>
       Effect.map(settleMany(owner, [item]), ([settled]) => settled ?? notSettled)
 
-    const record = (job: JobRecord, outcome: Outcome, at: DateTime.Utc) => {
+    /**
+     * A new transcript with its job and its charge, and nothing else to write (no webhook, nothing
+     * stored alongside): one write (`Jobs.insertPaid`) instead of a transaction of four statements.
+     * None when the account already owns a transcript with its key: `record`'s general path then
+     * serves that one, uncharged.
+     */
+    const recordPaid = (
+      job: JobRecord,
+      transcript: TranscriptRecord,
+      price: Credits.Credits,
+      reason: string,
+      at: DateTime.Utc
+    ) =>
+      Effect.gen(function* () {
+        yield* checked(Status.JobMachine.start("completed"))
+        const created: JobRecord = {
+          ...job,
+          status: "completed",
+          error: null,
+          creditsUsed: price,
+          transcriptId: transcript.id,
+          videoTitle: transcript.videoTitle,
+          language: transcript.language,
+          source: transcript.sourceKind,
+          completedAt: at,
+          startedAt: job.startedAt ?? at,
+          leaseOwner: null,
+          leaseExpiresAt: null
+        }
+        const charge: ChargeRequest = {
+          request: { accountId: job.accountId, key: `charge:job:${job.id}`, jobId: job.id, reason, at },
+          amount: price
+        }
+        const stored = yield* jobs.insertPaid(created, transcript, charge)
+        return stored === "stored"
+          ? Option.some<Finished>({ job: created, transcript, credits: price })
+          : Option.none<Finished>()
+      })
+
+    const record = (job: JobRecord, outcome: Outcome, at: DateTime.Utc) =>
+      outcome._tag === "Completed" &&
+      outcome.transcript !== null &&
+      outcome.price > 0 &&
+      (outcome.alongside ?? []).length === 0 &&
+      job.webhookUrl === null
+        ? Effect.flatMap(recordPaid(job, outcome.transcript, outcome.price, outcome.reason, at), (paid) =>
+            Option.isSome(paid) ? Effect.succeed(paid.value) : recordInTransaction(job, outcome, at)
+          )
+        : recordInTransaction(job, outcome, at)
+
+    /** `record` in general: the job, what its outcome writes and its charge, in one transaction. */
+    const recordInTransaction = (job: JobRecord, outcome: Outcome, at: DateTime.Utc) => {
       const work = Effect.gen(function* () {
         const { settlement, transcript, charge } = yield* apply(job, outcome, at)
         yield* checked(Status.JobMachine.start(settlement.status))

@@ -22,6 +22,7 @@ import { safeBalances } from "./0019_safe_balances.js"
 import { oauthGrantCodes } from "./0020_oauth_grant_codes.js"
 import { postLedgerEntry } from "./0021_post_ledger_entry.js"
 import { batchItemsStatementChecks } from "./0022_batch_items_statement_checks.js"
+import { postChargeOrRaise } from "./0023_post_charge_or_raise.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
@@ -45,5 +46,6 @@ export const migrations: Migrations = {
   "0019_safe_balances": safeBalances,
   "0020_oauth_grant_codes": oauthGrantCodes,
   "0021_post_ledger_entry": postLedgerEntry,
-  "0022_batch_items_statement_checks": batchItemsStatementChecks
+  "0022_batch_items_statement_checks": batchItemsStatementChecks,
+  "0023_post_charge_or_raise": postChargeOrRaise
 }

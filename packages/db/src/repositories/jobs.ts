@@ -10,17 +10,31 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
-import { type JobPage, JobRecord, Jobs, type Runnable, type SettleResult } from "@verbatim/core"
+import {
+  InsufficientCredits,
+  type JobPage,
+  JobRecord,
+  Jobs,
+  type Runnable,
+  type SettleResult
+} from "@verbatim/core"
 import { Api, Ids } from "@verbatim/domain"
 import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { hasPostgresErrorCode, postgresDetail } from "../postgres-error.js"
 import { makePreparedQuery } from "../prepared.js"
 import { Int8, nullableJsonText, Timestamp, toDate, toNullableDate } from "./columns.js"
-import { operation } from "./failure.js"
+import { operation, operationKeeping } from "./failure.js"
 import { leaseSql, leaseUntil } from "./lease.js"
 import { countOf, totalOf } from "./page.js"
 import { inSomeTransaction } from "./transaction.js"
-import { ServedRow, servedColumnList, servedFieldList, servedOf } from "./transcript-rows.js"
+import { InsertRow, ServedRow, servedColumnList, servedFieldList, servedOf } from "./transcript-rows.js"
 import { ownedConditions } from "./transcripts.js"
+
+/** What `post_charge_or_raise` raises when the balance cannot cover the charge (migration 0023). */
+const chargeRefused = hasPostgresErrorCode("VB402")
+
+const isInsufficientCredits = (error: unknown): error is InsufficientCredits =>
+  error instanceof InsufficientCredits
 
 /** A `jobs` row: the record, with its dates as the driver returns them. */
 export const JobRow = Schema.Struct({
@@ -307,6 +321,7 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
   const servedFields = sql.literal(servedFieldList)
   const preparedQuery = yield* makePreparedQuery
   const decodeServed = Schema.decodeUnknown(Schema.Array(ServedRow))
+  const encodeTranscript = Schema.encode(InsertRow)
   const decodeInserted = Schema.decodeUnknown(
     Schema.Array(Schema.Struct({ transcriptId: JobRecord.fields.transcriptId }))
   )
@@ -334,6 +349,47 @@ export const make: Effect.Effect<Jobs["Type"], never, SqlClient.SqlClient> = Eff
         if (row === undefined) return yield* Effect.dieMessage("INSERT ... RETURNING gave no row")
         return { ...job, transcriptId: row.transcriptId }
       }).pipe(operation("Jobs.insert")),
+
+    insertPaid: (job, transcript, { request, amount }) =>
+      Effect.gen(function* () {
+        const payload = yield* nullableJsonText(Api.FreeFormObject, job.payload)
+        const row = yield* encodeTranscript(transcript)
+        // One statement, in a transaction of its own: the transcript (none when the account owns
+        // one with its key), the job naming it (only with it), then the charge, posted only with the
+        // job (`LATERAL` on its row) and raising when refused, which takes the two inserts back.
+        const statement = sql`WITH transcript AS (
+            INSERT INTO transcripts ${sql.insert({ ...row, segmentsJson: row.segments, updatedAt: row.createdAt })}
+            ON CONFLICT (account_id, video_id, language, source_kind) DO NOTHING
+            RETURNING id
+          ), job AS (
+            INSERT INTO jobs (id, account_id, request_id, kind, video_id, video_title, language, source,
+              mode, status, error, credits_used, transcript_id, payload, webhook_url, attempts, lease_owner,
+              lease_expires_at, next_run_at, created_at, started_at, completed_at, updated_at)
+            SELECT ${job.id}, ${job.accountId}, ${job.requestId}, ${job.kind}, ${job.videoId},
+              ${job.videoTitle}, ${job.language}, ${job.source}, ${job.mode}, ${job.status}, ${job.error},
+              ${job.creditsUsed}, transcript.id, ${payload}::jsonb, ${job.webhookUrl}, ${job.attempts},
+              ${job.leaseOwner}, ${toNullableDate(job.leaseExpiresAt)}, ${toNullableDate(job.nextRunAt)},
+              ${toDate(job.createdAt)}, ${toNullableDate(job.startedAt)}, ${toNullableDate(job.completedAt)},
+              ${toDate(job.createdAt)}
+            FROM transcript
+            RETURNING id
+          )
+          SELECT charged.available FROM job CROSS JOIN LATERAL post_charge_or_raise(${request.accountId},
+            ${amount}, ${request.key}, job.id, ${request.reason}, ${toDate(request.at)}) AS charged(available)`
+        // Inside a caller's transaction, a savepoint: the refusal must not abort the caller's work.
+        const outer = yield* Effect.serviceOption(SqlClient.TransactionConnection)
+        const rows = yield* (Option.isSome(outer) ? sql.withTransaction(statement) : statement).pipe(
+          Effect.catchIf(chargeRefused, (error) =>
+            Effect.fail(
+              new InsufficientCredits({
+                required: amount,
+                balance: Number(Option.getOrElse(postgresDetail(error), () => "0"))
+              })
+            )
+          )
+        )
+        return rows.length === 0 ? ("exists" as const) : ("stored" as const)
+      }).pipe(operationKeeping("Jobs.insertPaid", isInsufficientCredits)),
 
     insertServing: (job, filter) =>
       Effect.gen(function* () {

@@ -5,9 +5,15 @@
 
 import * as SqlClient from "@effect/sql/SqlClient"
 import { expect } from "@effect/vitest"
-import { type JobRecord, Jobs, ServedTranscript, type TranscriptRecord } from "@verbatim/core"
+import {
+  InsufficientCredits,
+  type JobRecord,
+  Jobs,
+  ServedTranscript,
+  type TranscriptRecord
+} from "@verbatim/core"
 import { type Ids, Transcript } from "@verbatim/domain"
-import { DateTime, Effect, Option, Schema, Struct } from "effect"
+import { DateTime, Effect, Either, Option, Schema, Struct } from "effect"
 import { migrations } from "../../src/migrations/index.js"
 import { RepositoriesLive } from "../../src/persistence.js"
 import { describeEachDatabase } from "../harness.js"
@@ -579,6 +585,74 @@ describeEachDatabase(
           ).toEqual([{ _tag: "Settled", transcriptId: null }, { _tag: "NotHeld" }])
           expect([yield* ledger.balance(poor.id), yield* ledger.balance(rich.id)]).toEqual([1, 6])
           expect(yield* jobs.settleMany("w", [])).toEqual([])
+        }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect(
+      "insertPaid writes a transcript, its job and its charge at once, or nothing: a key owned already, a balance short, a race for the last credit",
+      () =>
+        Effect.gen(function* () {
+          const { jobs, ledger, transcripts } = yield* repositories
+          const sql = yield* SqlClient.SqlClient
+          const account = yield* fundedAccount(3)
+          const now = at("2026-10-03T12:00:00.000Z")
+          const paid = (videoId: string, price: number) => {
+            const made = transcript(account.id, { videoId, creditsUsed: price })
+            const done = job(account.id, { videoId, transcriptId: made.id, creditsUsed: price })
+            const request = {
+              accountId: account.id,
+              key: `charge:job:${done.id}`,
+              jobId: done.id,
+              reason: "captions",
+              at: now
+            }
+            return { made, done, write: jobs.insertPaid(done, made, { request, amount: price }) }
+          }
+          /** What the account holds: its transcripts, jobs, ledger entries and balance. */
+          const holdings = Effect.gen(function* () {
+            const [row] = yield* sql<{ readonly transcripts: number; readonly jobs: number }>`SELECT
+              (SELECT count(*)::int FROM transcripts WHERE account_id = ${account.id}) AS transcripts,
+              (SELECT count(*)::int FROM jobs WHERE account_id = ${account.id}) AS jobs`
+            const entries = yield* ledger.entries(account.id)
+            const balance = yield* ledger.balance(account.id)
+            expect(entries.reduce((sum, entry) => sum + entry.amount, 0)).toBe(balance)
+            return { ...row, entries: entries.length, balance }
+          })
+          const first = paid("video-one", 2)
+          expect(yield* first.write).toBe("stored")
+          expect(yield* jobs.find(first.done.id)).toEqual(Option.some(first.done))
+          expect(yield* transcripts.get(account.id, first.made.id)).toEqual(Option.some(first.made))
+          expect(
+            (yield* ledger.entries(account.id)).find((entry) => entry.jobId === first.done.id)?.amount
+          ).toBe(-2)
+          expect(yield* holdings).toEqual({ transcripts: 1, jobs: 1, entries: 2, balance: 1 })
+          // The account owns that video's transcript (same language and source): nothing written.
+          expect(yield* paid("video-one", 1).write).toBe("exists")
+          expect(yield* holdings).toEqual({ transcripts: 1, jobs: 1, entries: 2, balance: 1 })
+          // Short: refused with the balance it saw, nothing written; in a caller's transaction too,
+          // which stays usable.
+          expect(yield* Effect.flip(paid("video-two", 2).write)).toEqual(
+            new InsufficientCredits({ required: 2, balance: 1 })
+          )
+          const inside = yield* sql.withTransaction(
+            Effect.gen(function* () {
+              const refused = yield* Effect.either(paid("video-two", 2).write)
+              return { refused: Either.isLeft(refused), stored: yield* paid("video-three", 1).write }
+            })
+          )
+          expect(inside).toEqual({ refused: true, stored: "stored" })
+          expect(yield* holdings).toEqual({ transcripts: 2, jobs: 2, entries: 3, balance: 0 })
+          // Five at once for one credit granted now: exactly one is written.
+          yield* ledger.grant({ accountId: account.id, key: "grant:race", reason: "race", at: now }, 1)
+          const racing = yield* Effect.all(
+            Array.from({ length: 5 }, (_, i) => Effect.either(paid(`race-${i}`, 1).write)),
+            { concurrency: "unbounded" }
+          )
+          expect(racing.filter(Either.isRight)).toEqual([Either.right("stored")])
+          expect(racing.filter(Either.isLeft).map((refused) => refused.left._tag)).toEqual(
+            Array.from({ length: 4 }, () => "InsufficientCredits")
+          )
+          expect(yield* holdings).toEqual({ transcripts: 3, jobs: 3, entries: 5, balance: 0 })
         }).pipe(Effect.provide(RepositoriesLive))
     )
 
