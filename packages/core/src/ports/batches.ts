@@ -103,6 +103,11 @@ export type ItemClaim =
       readonly account: Option.Option<Account>
       /** The account's available balance as the claim read it (0 when the account is gone). */
       readonly available: number
+      /**
+       * Whether the account had a transcript (any language, source or status) of the item's video
+       * as the claim read it: false spares the item's look for an owned one before the fetch.
+       */
+      readonly ownsVideo: boolean
       readonly item: BatchItem
       /** Whether a worker had taken the item before (it may have run the item's job already). */
       readonly takenBefore: boolean

@@ -29,10 +29,10 @@ import { Data, DateTime, Duration, Effect, Either, Layer, Option, Schema } from 
 import type { Account } from "../ports/accounts.js"
 import {
   Batches,
-  type BatchItem,
   type BatchItemView,
   type BatchRecord,
   type BatchView,
+  type ItemClaim,
   type NewBatchItem,
   ServiceUrl
 } from "../ports/batches.js"
@@ -109,6 +109,9 @@ export const summarize = (items: ReadonlyArray<BatchItemView>) => {
 /** DESIGN decision 3: completed when every item succeeded, failed when none did, partial otherwise. */
 export const finalStatus = (summary: ReturnType<typeof summarize>): "completed" | "partial" | "failed" =>
   summary.succeeded === summary.total ? "completed" : summary.succeeded === 0 ? "failed" : "partial"
+
+/** An item this worker took, with what its claim read. */
+type Claimed = Extract<ItemClaim, { readonly _tag: "Claimed" }>
 
 export const makeBatchWork = Effect.gen(function* () {
   /**
@@ -529,7 +532,7 @@ export const makeBatchWork = Effect.gen(function* () {
           }
         ])
       }
-      const { batch, account, available, item, takenBefore } = claimed
+      const { batch } = claimed
       // The item's lease is extended while it runs (its heartbeat), so an item that runs longer than
       // its lease is not taken by another worker; the heartbeat stops when the run ends, and a lease
       // lost all the same (another worker took the item) stops the run.
@@ -541,9 +544,7 @@ export const makeBatchWork = Effect.gen(function* () {
           ),
           what: `batch item ${id}'s lease`
         },
-        runClaimed(batch, account, available, item, takenBefore).pipe(
-          Effect.withSpan("verbatim.batch.item.run")
-        )
+        runClaimed(claimed).pipe(Effect.withSpan("verbatim.batch.item.run"))
       )
       if (Option.isNone(ran)) {
         return yield* Effect.logWarning(`batch item ${id}: lease lost while running; another worker has it`)
@@ -595,13 +596,7 @@ export const makeBatchWork = Effect.gen(function* () {
    * Runs a claimed item: the video's transcribe request as the item's job, unless that job exists
    * (only an item taken before can have one).
    */
-  const runClaimed = (
-    batch: BatchRecord,
-    account: Option.Option<Account>,
-    available: number,
-    item: BatchItem,
-    takenBefore: boolean
-  ) =>
+  const runClaimed = ({ batch, account, available, ownsVideo, item, takenBefore }: Claimed) =>
     Effect.gen(function* () {
       const existing = takenBefore ? yield* jobs.get(batch.accountId, item.jobId) : Option.none()
       if (Option.isNone(existing)) {
@@ -622,7 +617,8 @@ export const makeBatchWork = Effect.gen(function* () {
           jobId: item.jobId,
           requestId: item.requestId,
           noWebhook: true,
-          availableBefore: available
+          availableBefore: available,
+          ownedBefore: ownsVideo
         }).pipe(Effect.catchTag("ApiError", () => Effect.void))
       }
       return "ran" as const

@@ -60,6 +60,13 @@ export interface TranscribeOptions {
    * account's lock whatever it says, and a balance it says is short is read again.
    */
   readonly availableBefore?: number | undefined
+  /**
+   * False when the caller looked a moment before (a batch item's claim) and the account had no
+   * transcript of the video: the look for an owned caption transcript before the fetch is skipped.
+   * One stored since is not missed: the store finds its key taken, and that transcript is served,
+   * uncharged, as it would be had the look found it.
+   */
+  readonly ownedBefore?: boolean | undefined
 }
 
 export const makeTranscribe = Effect.gen(function* () {
@@ -150,8 +157,10 @@ export const makeTranscribe = Effect.gen(function* () {
       const serveCaptions = (videoId: Ids.VideoId, details: VideoDetails, track: Captions.CaptionTrack) =>
         Effect.gen(function* () {
           const ownedTrack = serveOwned({ language: track.language, sourceKinds: [track.kind] })
-          const served = yield* ownedTrack.pipe(Effect.withSpan("verbatim.transcribe.owned"))
-          if (Option.isSome(served)) return served.value
+          if (options.ownedBefore !== false) {
+            const served = yield* ownedTrack.pipe(Effect.withSpan("verbatim.transcribe.owned"))
+            if (Option.isSome(served)) return served.value
+          }
 
           const price = Pricing.captionCredits(false)
           const balance =

@@ -58,7 +58,9 @@ const ClaimRow = Schema.Struct({
   accountOnboardingCompleted: Schema.NullOr(Account.fields.onboardingCompleted),
   accountCreatedAt: Schema.NullOr(Timestamp),
   // Its available balance as the claim read it.
-  accountAvailable: Schema.NullOr(Int8)
+  accountAvailable: Schema.NullOr(Int8),
+  // Whether the account had a transcript of the item's video as the claim read it.
+  ownsVideo: Schema.Boolean
 })
 
 const BatchKey = Schema.Struct({ batchId: Ids.BatchId, position: Schema.NonNegativeInt })
@@ -178,7 +180,9 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
           coalesce(b.started_at, ${now}) AS started_at, b.completed_at,
           a.name AS account_name, a.plan AS account_plan, a.default_mode AS account_default_mode,
           a.onboarding_completed AS account_onboarding_completed, a.created_at AS account_created_at,
-          a.credits - a.held AS account_available
+          a.credits - a.held AS account_available,
+          EXISTS (SELECT 1 FROM transcripts t WHERE t.account_id = b.account_id AND t.video_id = c.video_id)
+            AS owns_video
         FROM claimed c JOIN batches b ON b.id = ${batchId} LEFT JOIN accounts a ON a.id = b.account_id`
   })
 
@@ -347,6 +351,7 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
             accountOnboardingCompleted,
             accountCreatedAt,
             accountAvailable,
+            ownsVideo,
             ...batch
           } = claimed.value
           const account: Option.Option<Account> =
@@ -369,6 +374,7 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
             batch,
             account,
             available: accountAvailable ?? 0,
+            ownsVideo,
             item: {
               position: itemPosition,
               requestId: itemRequestId,

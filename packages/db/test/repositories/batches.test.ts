@@ -7,13 +7,13 @@
 import { randomUUID } from "node:crypto"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { expect } from "@effect/vitest"
-import { Batches, type BatchItem, type BatchRecord } from "@verbatim/core"
+import { Batches, type BatchItem, type BatchRecord, Transcripts } from "@verbatim/core"
 import { Api, Ids } from "@verbatim/domain"
 import { DateTime, Effect, Option, Schema } from "effect"
 import { migrations } from "../../src/migrations/index.js"
 import { RepositoriesLive } from "../../src/persistence.js"
 import { describeEachDatabase } from "../harness.js"
-import { at, newAccount } from "./fixtures.js"
+import { at, newAccount, transcript } from "./fixtures.js"
 
 const batch = (accountId: Ids.AccountId, createdAt: string, total: number): BatchRecord => ({
   id: Ids.BatchId.make(randomUUID()),
@@ -76,11 +76,16 @@ describeEachDatabase(
           const { credits: _, ...account } = owner
           expect(first.account).toEqual(Option.some(account))
           expect(first.available).toBe(owner.credits)
+          expect(first.ownsVideo).toBe(false)
         }
         // Held by a worker: taken, not waiting.
         expect((yield* claim(older.id, 0, "w2"))._tag).toBe("Taken")
         expect(yield* batches.itemDone(older.id, 0, "w1")).toBe(true)
-        expect((yield* claim(newer.id, 1))._tag).toBe("Claimed")
+        // The claim tells whether the account has a transcript of the item's video (its own only).
+        const transcripts = yield* Transcripts
+        yield* transcripts.store(transcript(owner.id, { videoId: "vidAAAAAAAA" }))
+        yield* transcripts.store(transcript(other.id, { videoId: "vidBBBBBBBB" }))
+        expect(yield* claim(newer.id, 1)).toMatchObject({ _tag: "Claimed", ownsVideo: true })
         expect((yield* claim(newer.id, 0))._tag).toBe("Waiting")
         // An expired lease can be taken again, by another worker.
         const later = DateTime.add(now, { seconds: 11 })
@@ -90,7 +95,7 @@ describeEachDatabase(
         expect(yield* claim(older.id, 1, "w2", later)).toMatchObject({ _tag: "Claimed", takenBefore: true })
         expect(yield* batches.itemDone(older.id, 1, "w1")).toBe(false)
         expect(yield* batches.itemDone(older.id, 1, "w2")).toBe(true)
-        expect((yield* claim(newer.id, 0))._tag).toBe("Claimed")
+        expect(yield* claim(newer.id, 0)).toMatchObject({ _tag: "Claimed", ownsVideo: false })
         // Done items are taken by nobody (the claim tells the batch's size).
         expect(yield* claim(older.id, 0, "w3", later)).toEqual({ _tag: "Taken", total: 2 })
       }).pipe(Effect.provide(RepositoriesLive))

@@ -11,6 +11,7 @@ import {
   type Account,
   answerValues,
   completedValues,
+  Jobs,
   makeTranscribe,
   PreEncodedCompleted,
   Transcribe
@@ -450,6 +451,30 @@ layer(useCasesLayer(), suiteOptions)("Transcribe (captions path) on the producti
           expect(answer).toBeInstanceOf(Api.TranscribeCompleted)
           expect(answer).toMatchObject({ status: "completed", credits_used: 1 })
           expect((yield* expectBalancedBooks(granted)).balance).toBe(0)
+        })
+    )
+
+    it.effect(
+      "a transcript stored since the caller looked (a batch item's claim saw none) is served by the store: not stored or charged again",
+      () =>
+        Effect.gen(function* () {
+          const transcribeWith = yield* makeTranscribe
+          const account = yield* createAccount({ credits: 5 })
+          const request = transcribeRequest({ video: videos.manualAndAuto })
+          expect(answerValues(yield* transcribeWith(account, request))).toMatchObject({ credits_used: 1 })
+          const stored = yield* ownedOf(account, videos.manualAndAuto)
+          expect(stored).toHaveLength(1)
+          // Said to own nothing: no look, the captions are fetched, and the store finds the key taken.
+          const again = answerValues(yield* transcribeWith(account, request, { ownedBefore: false }))
+          expect(again).toBeInstanceOf(Api.TranscribeCompleted)
+          expect(again).toMatchObject({ status: "completed", credits_used: 0 })
+          expect(yield* ownedOf(account, videos.manualAndAuto)).toEqual(stored)
+          const jobs = yield* Jobs
+          const job = Option.getOrThrow(
+            yield* jobs.get(account.id, (again as Api.TranscribeCompleted).job_id)
+          )
+          expect(job).toMatchObject({ status: "completed", creditsUsed: 0, transcriptId: stored[0]?.id })
+          expect((yield* expectBalancedBooks(account)).balance).toBe(4)
         })
     )
 
