@@ -157,12 +157,17 @@ export class Batches extends Context.Tag("@verbatim/core/Batches")<
       readonly now: DateTime.Utc
       readonly leaseMs: number
     }) => Effect.Effect<boolean, PersistenceError>
-    /** Marks an item done (its job exists), while the lease is the owner's. */
+    /**
+     * Marks an item done (its job exists), while the lease is the owner's, and tells whether it was
+     * the batch's last: `last` when no item of the batch is left undone, `marked` when some are,
+     * `not held` (nothing written) when the item is done or another's. Of two items marked at once,
+     * at most one misses the other's mark, so a batch's last mark always answers `last`.
+     */
     readonly itemDone: (
       batchId: Ids.BatchId,
       position: number,
       owner: string
-    ) => Effect.Effect<boolean, PersistenceError>
+    ) => Effect.Effect<"last" | "marked" | "not held", PersistenceError>
     /**
      * Items to offer again, of processing batches: those not done whose lease expired, and those
      * never taken that are inside their batch's offer window (the first `window` positions, or the

@@ -559,8 +559,8 @@ export const makeBatchWork = Effect.gen(function* () {
         batches.itemDone(key.value.batchId, key.value.position, owner).pipe(
           Effect.withSpan("verbatim.batch.item.done"),
           Effect.flatMap((done) =>
-            done
-              ? finish(batch.accountId, batch.id).pipe(Effect.withSpan("verbatim.batch.item.finish"))
+            done === "last"
+              ? finishNow(batch.accountId, batch.id).pipe(Effect.withSpan("verbatim.batch.item.finish"))
               : Effect.void
           ),
           Effect.catchAllCause((cause) =>

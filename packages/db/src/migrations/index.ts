@@ -23,6 +23,7 @@ import { oauthGrantCodes } from "./0020_oauth_grant_codes.js"
 import { postLedgerEntry } from "./0021_post_ledger_entry.js"
 import { batchItemsStatementChecks } from "./0022_batch_items_statement_checks.js"
 import { postChargeOrRaise } from "./0023_post_charge_or_raise.js"
+import { markBatchItemDone } from "./0024_mark_batch_item_done.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
@@ -47,5 +48,6 @@ export const migrations: Migrations = {
   "0020_oauth_grant_codes": oauthGrantCodes,
   "0021_post_ledger_entry": postLedgerEntry,
   "0022_batch_items_statement_checks": batchItemsStatementChecks,
-  "0023_post_charge_or_raise": postChargeOrRaise
+  "0023_post_charge_or_raise": postChargeOrRaise,
+  "0024_mark_batch_item_done": markBatchItemDone
 }

@@ -209,13 +209,12 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
         RETURNING position`
   })
 
-  const doneOne = SqlSchema.findOne({
+  /** The done mark and the check whether it was the batch's last, in one call (migration 0024). */
+  const doneOne = SqlSchema.single({
     Request: Schema.Struct({ ...BatchKey.fields, owner: Schema.String }),
-    Result: Schema.Struct({ position: Schema.NonNegativeInt }),
+    Result: Schema.Struct({ done: Schema.Literal("last", "marked", "not held") }),
     execute: ({ batchId, position, owner }) =>
-      sql`UPDATE batch_items SET done = true, ${lease.letGo}
-        WHERE batch_id = ${batchId} AND position = ${position} AND ${lease.heldBy(owner)} AND NOT done
-        RETURNING position`
+      sql`SELECT mark_batch_item_done(${batchId}, ${position}, ${owner}) AS done`
   })
 
   /**
@@ -399,7 +398,10 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
         operation("Batches.extendItemLease")
       ),
     itemDone: (batchId, position, owner) =>
-      doneOne({ batchId, position, owner }).pipe(Effect.map(Option.isSome), operation("Batches.itemDone")),
+      doneOne({ batchId, position, owner }).pipe(
+        Effect.map((row) => row.done),
+        operation("Batches.itemDone")
+      ),
     pending: (now, limit, { window, acceptedBefore }) =>
       pendingAt({ now, limit, window, acceptedBefore }).pipe(operation("Batches.pending")),
     hasUndone: (id) => undoneOne(id).pipe(Effect.map(Option.isSome), operation("Batches.hasUndone")),

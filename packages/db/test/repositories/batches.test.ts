@@ -80,7 +80,7 @@ describeEachDatabase(
         }
         // Held by a worker: taken, not waiting.
         expect((yield* claim(older.id, 0, "w2"))._tag).toBe("Taken")
-        expect(yield* batches.itemDone(older.id, 0, "w1")).toBe(true)
+        expect(yield* batches.itemDone(older.id, 0, "w1")).toBe("marked")
         // The claim tells whether the account has a transcript of the item's video (its own only).
         const transcripts = yield* Transcripts
         yield* transcripts.store(transcript(owner.id, { videoId: "vidAAAAAAAA" }))
@@ -93,8 +93,9 @@ describeEachDatabase(
         expect(fresh).toMatchObject({ _tag: "Claimed", takenBefore: false, batch: { id: older.id } })
         // Taken again: the claim says so (the item's job may exist already).
         expect(yield* claim(older.id, 1, "w2", later)).toMatchObject({ _tag: "Claimed", takenBefore: true })
-        expect(yield* batches.itemDone(older.id, 1, "w1")).toBe(false)
-        expect(yield* batches.itemDone(older.id, 1, "w2")).toBe(true)
+        expect(yield* batches.itemDone(older.id, 1, "w1")).toBe("not held")
+        expect(yield* batches.itemDone(older.id, 1, "w2")).toBe("last")
+        expect(yield* batches.itemDone(older.id, 1, "w2")).toBe("not held")
         expect(yield* claim(newer.id, 0)).toMatchObject({ _tag: "Claimed", ownsVideo: false })
         // Done items are taken by nobody (the claim tells the batch's size).
         expect(yield* claim(older.id, 0, "w3", later)).toEqual({ _tag: "Taken", total: 2 })
@@ -137,9 +138,43 @@ describeEachDatabase(
         expect((yield* claim("w2", DateTime.add(now, { seconds: 19 })))._tag).toBe("Claimed")
         expect(yield* extend("w1", DateTime.add(now, { seconds: 20 }))).toBe(false)
         // A done item has no lease to extend.
-        expect(yield* batches.itemDone(one.id, 0, "w2")).toBe(true)
+        expect(yield* batches.itemDone(one.id, 0, "w2")).toBe("last")
         expect(yield* extend("w2", DateTime.add(now, { seconds: 20 }))).toBe(false)
       }).pipe(Effect.provide(RepositoriesLive))
+    )
+
+    it.effect(
+      "items marked done at once: every mark lands, and exactly one of them is told it was the last",
+      () =>
+        Effect.gen(function* () {
+          const batches = yield* Batches
+          const owner = yield* newAccount()
+          for (const round of [0, 1, 2]) {
+            const size = 12
+            const one = batch(owner.id, `2026-11-01T11:0${round}:00.000Z`, size)
+            yield* batches.insert(
+              one,
+              items(Array.from({ length: size }, (_, i) => `vid${round}${String(i).padStart(7, "0")}`))
+            )
+            for (let position = 0; position < size; position++) {
+              const claimed = yield* batches.claimItem({
+                batchId: one.id,
+                position,
+                owner: "w",
+                now,
+                leaseMs: 60_000
+              })
+              expect(claimed._tag).toBe("Claimed")
+            }
+            const marks = yield* Effect.all(
+              Array.from({ length: size }, (_, position) => batches.itemDone(one.id, position, "w")),
+              { concurrency: "unbounded" }
+            )
+            expect(marks.filter((mark) => mark === "last")).toEqual(["last"])
+            expect(marks.filter((mark) => mark === "marked")).toHaveLength(size - 1)
+            expect(yield* batches.hasUndone(one.id)).toBe(false)
+          }
+        }).pipe(Effect.provide(RepositoriesLive))
     )
 
     // Migration 0022 (decision BATCH-18): the foreign key's two rules, checked per statement.

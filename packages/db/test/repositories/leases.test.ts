@@ -164,7 +164,12 @@ const batchItems: Leased = {
       })
     ),
   finish: (id, owner) =>
-    Effect.flatMap(Batches, (batches) => batches.itemDone(Ids.BatchId.make(id.split(":")[0] ?? ""), 0, owner))
+    Effect.flatMap(Batches, (batches) =>
+      Effect.map(
+        batches.itemDone(Ids.BatchId.make(id.split(":")[0] ?? ""), 0, owner),
+        (done) => done !== "not held"
+      )
+    )
 }
 
 const themes: Leased = {
