@@ -447,8 +447,9 @@ export const makeBatchWork = Effect.gen(function* () {
 
   /**
    * Finishes a batch whose items all ended: its status, and its webhook in the outbox, in one
-   * transaction. Called after every item, so it first asks the index whether an item is left (the
-   * whole batch is read only when none is).
+   * transaction. Called by the reconciler for the batches it finds finishable, so it first asks the
+   * index whether an item is left (the whole batch is read only when none is); an item's done mark
+   * tells it was the last itself and goes straight to `finishNow`.
    */
   const finish = (accountId: Ids.AccountId, id: Ids.BatchId) =>
     Effect.flatMap(batches.hasUndone(id), (undone) => (undone ? Effect.void : finishNow(accountId, id)))

@@ -469,10 +469,10 @@ layer(useCasesLayer(), suiteOptions)("Transcribe (captions path) on the producti
           expect(again).toBeInstanceOf(Api.TranscribeCompleted)
           expect(again).toMatchObject({ status: "completed", credits_used: 0 })
           expect(yield* ownedOf(account, videos.manualAndAuto)).toEqual(stored)
+          const jobId = (again as Api.TranscribeCompleted).job_id
+          if (jobId === null) return yield* Effect.dieMessage("the answer names no job")
           const jobs = yield* Jobs
-          const job = Option.getOrThrow(
-            yield* jobs.get(account.id, (again as Api.TranscribeCompleted).job_id)
-          )
+          const job = Option.getOrThrow(yield* jobs.get(account.id, jobId))
           expect(job).toMatchObject({ status: "completed", creditsUsed: 0, transcriptId: stored[0]?.id })
           expect((yield* expectBalancedBooks(account)).balance).toBe(4)
         })
