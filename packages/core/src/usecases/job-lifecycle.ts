@@ -348,7 +348,7 @@ export const JobLifecycleLive = Layer.effect(
 
     /**
      * A new transcript with its job and its charge, and nothing else to write (no webhook, nothing
-     * stored alongside): one write (`Jobs.insertPaid`) instead of a transaction of four statements.
+     * stored alongside): one statement (`Jobs.insertPaid`) instead of a transaction of five round trips (CR-14).
      * None when the account already owns a transcript with its key: `record`'s general path then
      * serves that one, uncharged.
      */

@@ -1,7 +1,7 @@
 /**
  * `post_charge_or_raise`: a charge (`post_ledger_entry` with the amount taken) that raises when the
  * available balance cannot cover it, so that a statement which also wrote what the charge pays for
- * (`Transcripts.storePaid`: the transcript and its job, in data-modifying CTEs) leaves nothing
+ * (`Jobs.insertPaid`: the transcript and its job, in data-modifying CTEs) leaves nothing
  * behind: the whole statement fails, and in its own implicit transaction nothing is written.
  *
  * It raises SQLSTATE `VB402` with the available balance as its DETAIL, and `foreign_key_violation`

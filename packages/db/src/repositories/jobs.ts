@@ -25,6 +25,7 @@ import { makePreparedQuery } from "../prepared.js"
 import { Int8, nullableJsonText, Timestamp, toDate, toNullableDate } from "./columns.js"
 import { operation, operationKeeping } from "./failure.js"
 import { leaseSql, leaseUntil } from "./lease.js"
+import { isInsufficientCredits } from "./ledger.js"
 import { countOf, totalOf } from "./page.js"
 import { inSomeTransaction } from "./transaction.js"
 import { InsertRow, ServedRow, servedColumnList, servedFieldList, servedOf } from "./transcript-rows.js"
@@ -32,9 +33,6 @@ import { ownedConditions } from "./transcripts.js"
 
 /** What `post_charge_or_raise` raises when the balance cannot cover the charge (migration 0023). */
 const chargeRefused = hasPostgresErrorCode("VB402")
-
-const isInsufficientCredits = (error: unknown): error is InsufficientCredits =>
-  error instanceof InsufficientCredits
 
 /** A `jobs` row: the record, with its dates as the driver returns them. */
 export const JobRow = Schema.Struct({

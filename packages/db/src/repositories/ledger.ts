@@ -118,7 +118,8 @@ const PostRow = Schema.Struct({ available: Balance, applied: Schema.Boolean, pos
 /** Whether a key is posted (an entry, or a hold), and the available balance now. */
 const KeyRow = Schema.Struct({ credits: Balance, posted: Schema.Boolean })
 
-const isInsufficientCredits = (error: unknown): error is InsufficientCredits =>
+/** The port's own refusal, kept as it is by `operationKeeping` (here and in `Jobs.insertPaid`). */
+export const isInsufficientCredits = (error: unknown): error is InsufficientCredits =>
   error instanceof InsufficientCredits
 
 /** Builds the repository over the `SqlClient` in context. */
