@@ -537,14 +537,15 @@ export const makeBatchWork = Effect.gen(function* () {
       // The item's lease is extended while it runs (its heartbeat), so an item that runs longer than
       // its lease is not taken by another worker; the heartbeat stops when the run ends, and a lease
       // lost all the same (another worker took the item) stops the run.
+      const lease = {
+        leaseMs,
+        extend: Effect.flatMap(DateTime.now, (now) =>
+          batches.extendItemLease({ ...key.value, owner, now, leaseMs })
+        ),
+        what: `batch item ${id}'s lease`
+      }
       const ran = yield* whileLeased(
-        {
-          leaseMs,
-          extend: Effect.flatMap(DateTime.now, (now) =>
-            batches.extendItemLease({ ...key.value, owner, now, leaseMs })
-          ),
-          what: `batch item ${id}'s lease`
-        },
+        lease,
         runClaimed(claimed).pipe(Effect.withSpan("verbatim.batch.item.run"))
       )
       if (Option.isNone(ran)) {
@@ -552,15 +553,17 @@ export const makeBatchWork = Effect.gen(function* () {
       }
       if (ran.value === "no account") return
       // The item's job is stored: its done mark, and then whether that was the batch's last item,
-      // run beside the next item, not before it (a shutdown lets it finish). One lost to a crash
-      // leaves the item leased and not done: once the lease expires, the reconciler offers it again, and the item
-      // taken again finds its job and is marked done (the reconciler also finishes a batch whose
-      // check was lost).
+      // run beside the next item, not before it (a shutdown lets it finish). The heartbeat goes on
+      // until the mark lands: a mark that waits on the batch's row longer than what is left of the
+      // lease would otherwise let the reconciler offer the item again and another worker take it.
+      // One lost to a crash leaves the item leased and not done: once the lease expires, the
+      // reconciler offers it again, and the item taken again finds its job and is marked done (the
+      // reconciler also finishes a batch whose check was lost).
       yield* followUp(
-        batches.itemDone(key.value.batchId, key.value.position, owner).pipe(
+        whileLeased(lease, batches.itemDone(key.value.batchId, key.value.position, owner)).pipe(
           Effect.withSpan("verbatim.batch.item.done"),
           Effect.flatMap((done) =>
-            done === "last"
+            Option.getOrUndefined(done) === "last"
               ? finishNow(batch.accountId, batch.id).pipe(Effect.withSpan("verbatim.batch.item.finish"))
               : Effect.void
           ),

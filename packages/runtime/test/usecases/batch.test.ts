@@ -27,7 +27,7 @@ import {
 } from "@verbatim/core"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Api, type Ids } from "@verbatim/domain"
-import { Context, DateTime, Effect, Exit, Layer, Option, Schema, Scope } from "effect"
+import { Context, DateTime, Duration, Effect, Exit, Layer, Option, Schema, Scope } from "effect"
 import { demoPlatform, runWorker, servicesOn } from "../../src/index.js"
 import { eventually, testInfrastructure, testWorkerOn, testWorkSettings } from "../../src/testing.js"
 import {
@@ -228,12 +228,17 @@ layer(servicesOn(testInfrastructure({ platform: countingPlatform })), liveSuiteO
 /** Items taken (claimed to run), by `<batch id>:<position>`. */
 const claims = new Map<string, number>()
 
-/** The `Batches` port, counting the claims that took an item. */
+/**
+ * The `Batches` port, counting the claims that took an item, with done marks that land a lease
+ * late (as one waiting its turn on a busy batch's row could).
+ */
 const countingClaims = Layer.effect(
   Batches,
   Effect.map(Batches, (batches) =>
     Batches.of({
       ...batches,
+      itemDone: (batchId, position, owner) =>
+        Effect.delay(batches.itemDone(batchId, position, owner), Duration.millis(slowDoneMs)),
       claimItem: (claim) =>
         Effect.tap(batches.claimItem(claim), (claimed) =>
           Effect.sync(() => {
@@ -249,6 +254,8 @@ const countingClaims = Layer.effect(
 /** Every platform answer this late: an item (details, then captions) runs about four leases. */
 const slowFetchMs = 600
 const shortLeaseMs = 300
+/** Every done mark this late: two leases (before it, the heartbeat stopped with the run). */
+const slowDoneMs = 2 * shortLeaseMs
 
 // Live clock: the embedded worker runs batch items in the background (see `liveSuiteOptions`).
 layer(
@@ -260,7 +267,7 @@ layer(
   liveSuiteOptions
 )("batch item leases", (it) => {
   it.effect(
-    "an item running longer than its lease keeps it while it runs: taken once, charged once",
+    "an item running longer than its lease keeps it while it runs and until its done mark lands: taken once, charged once",
     () =>
       Effect.gen(function* () {
         const work = yield* BatchWork
