@@ -176,6 +176,38 @@ describe.skipIf(redis === undefined)("RedisWorkQueue", () => {
     )
 
     it.scoped(
+      "a job whose hash outlived its state (keys lost in part) does not refuse its key: offered again, it runs",
+      () =>
+        Effect.gen(function* () {
+          const queue = yield* WorkQueue
+          const kit = yield* TestQueue
+          const lane = freshLane("orphan")
+          const seen = yield* Queue.unbounded<string>()
+          yield* queue.consume(lane, { concurrency: 2 }, (item) => Queue.offer(seen, item.id))
+          // Delayed, so its job waits in the lane's delayed set; then that set is lost, its hash not.
+          yield* queue.offer([{ lane, id: "orphan", accountId: "a", delayMs: 60_000 }])
+          const client = yield* Effect.acquireRelease(
+            Effect.sync(() => new Redis(Redacted.value(url))),
+            (client) => Effect.promise(() => client.quit())
+          )
+          const keyOf = (suffix: string) => `${kit.prefix}q:${lane}:${suffix}`
+          expect(yield* Effect.promise(() => client.exists(keyOf(RedisWorkQueue.jobIdOf("orphan"))))).toBe(1)
+          expect(yield* Effect.promise(() => client.del(keyOf("delayed")))).toBe(1)
+          // A duplicate while its job is held is still refused: this one is delayed too, and lost with it.
+          yield* queue.offer([{ lane, id: "held", accountId: "a", delayMs: 60_000 }])
+          yield* queue.offer([{ lane, id: "held", accountId: "a" }])
+          expect(yield* queue.depth(lane)).toEqual({ waiting: 0, delayed: 1, active: 0 })
+
+          yield* queue.offer([{ lane, id: "orphan", accountId: "a" }])
+          const item = yield* Queue.take(seen).pipe(
+            Effect.timeoutFail({ duration: Duration.seconds(20), onTimeout: () => new Error("orphan refused") })
+          )
+          expect(item).toBe("orphan")
+        }),
+      30_000
+    )
+
+    it.scoped(
       "after its connections are dropped, the consumer reconnects and later offers are delivered",
       () =>
         Effect.gen(function* () {

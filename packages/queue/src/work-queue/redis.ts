@@ -85,10 +85,25 @@ export const jobIdOf = (key: string): string => `k${key.replaceAll("%", "%25").r
 /**
  * The rank of a new item (see `./fairness.ts`), or 0 when its job exists (waiting, delayed or
  * active: BullMQ would refuse it anyway; skipping it keeps the account's rank untouched).
- * KEYS[1] the lane's fairness hash, KEYS[2] the job's hash; ARGV[1] account id, ARGV[2] max rank.
+ *
+ * A job's hash that no state holds (not prioritized, delayed, active, waiting or paused) is an
+ * orphan: Redis lost some of the lane's keys and not others (an eviction, a flush that ran while
+ * offers came in). BullMQ would refuse its key forever, and the item would never run again, so the
+ * orphan (and its lock) is deleted here and the item added afresh.
+ * KEYS[1] the lane's fairness hash, KEYS[2] the job's hash, KEYS[3] prioritized zset, KEYS[4]
+ * delayed zset, KEYS[5] active list, KEYS[6] wait list, KEYS[7] paused list; ARGV[1] account id,
+ * ARGV[2] max rank, ARGV[3] the job's id.
  */
 const offerScript = luaScript(`
-if redis.call("EXISTS", KEYS[2]) == 1 then return 0 end
+if redis.call("EXISTS", KEYS[2]) == 1 then
+  local id = ARGV[3]
+  if redis.call("ZSCORE", KEYS[3], id) or redis.call("ZSCORE", KEYS[4], id)
+    or redis.call("LPOS", KEYS[5], id) or redis.call("LPOS", KEYS[6], id)
+    or redis.call("LPOS", KEYS[7], id) then
+    return 0
+  end
+  redis.call("DEL", KEYS[2], KEYS[2] .. ":lock")
+end
 local field = "a:" .. ARGV[1]
 local v = tonumber(redis.call("HGET", KEYS[1], "v") or "0")
 local last = tonumber(redis.call("HGET", KEYS[1], field) or "0")
@@ -209,14 +224,22 @@ export const make = (
 
     const offerLane = async (lane: string, offers: ReadonlyArray<WorkOffer>): Promise<void> => {
       const queue = queueOf(lane)
+      const stateKeys = [
+        queue.keys.prioritized,
+        queue.keys.delayed,
+        queue.keys.active,
+        queue.keys.wait,
+        queue.keys.paused
+      ].map((key) => key ?? "")
       const ranks = await Promise.all(
         offers.map((offer) => {
           const item = delivered(offer)
+          const jobId = jobIdOf(item.key)
           return evalScript(
             client,
             offerScript,
-            [fairKey(lane), queue.toKey(jobIdOf(item.key))],
-            [item.accountId, maxRank]
+            [fairKey(lane), queue.toKey(jobId), ...stateKeys],
+            [item.accountId, maxRank, jobId]
           )
         })
       )
