@@ -55,6 +55,9 @@ const Unlimited = Layer.succeed(RateLimiter, {
     Effect.succeed({ allowed: true, limit: 1e9, remaining: 1e9, resetSeconds: 0, retryAfterSeconds: 0 })
 })
 
+/** The server's spans of a `POST /batch`, outermost first, shown post by post. */
+const acceptPath = ["http.server POST", "verbatim.batch.create", "verbatim.db.Batches.insert"] as const
+
 const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
   sorted.length === 0
     ? 0
@@ -148,6 +151,10 @@ const program = Effect.gen(function* () {
         maxMs: sorted.at(-1) ?? 0,
         // In the order they were made: whether the slow ones are the first (a cold path) or scattered.
         inOrderMs: times.map((ms) => Math.round(ms * 10) / 10),
+        // The server's side of each post, in order: where a slow (cold) post spent its time.
+        serverInOrderMs: Object.fromEntries(
+          acceptPath.map((name) => [name, acceptSteps.inOrder(name)] as const)
+        ),
         steps: acceptSteps.table()
       }
     }).pipe(Effect.provide(acceptSteps.layer))
@@ -228,6 +235,9 @@ const program = Effect.gen(function* () {
       "|---|---|",
       `| POST /batch of ${config.batchSize} ids, p50 / p99 / max (${config.posts} posts) | ${accept.p50Ms.toFixed(1)} / ${accept.p99Ms.toFixed(1)} / ${accept.maxMs.toFixed(1)} ms |`,
       `| the ${config.posts} posts in the order made | ${accept.inOrderMs.join(", ")} ms |`,
+      ...acceptPath.map(
+        (name) => `| ${name}, in that order | ${(accept.serverInOrderMs[name] ?? []).join(", ")} ms |`
+      ),
       `| ${config.videos} videos, ${config.concurrency} at once, ${config.latencyMs} ms per fetch | ${throughput.seconds.toFixed(1)} s, ${throughput.rate.toFixed(1)} videos/s, ideal ${throughput.ideal.toFixed(1)}: ${(throughput.share * 100).toFixed(0)}% |`
     ].join("\n")
   )

@@ -48,6 +48,9 @@ export const makeStepTimes = Effect.gen(function* () {
         p99Ms: at(0.99)
       }
     })
+  /** A span's durations in the order its spans ended, rounded to 0.1 ms. */
+  const inOrder = (name: string): ReadonlyArray<number> =>
+    (durations.get(name) ?? []).map((ms) => Math.round(ms * 10) / 10)
   const reset = () => durations.clear()
-  return { layer: Layer.setTracer(tracer), table, reset }
+  return { layer: Layer.setTracer(tracer), table, inOrder, reset }
 })

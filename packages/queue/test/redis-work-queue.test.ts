@@ -200,7 +200,10 @@ describe.skipIf(redis === undefined)("RedisWorkQueue", () => {
 
           yield* queue.offer([{ lane, id: "orphan", accountId: "a" }])
           const item = yield* Queue.take(seen).pipe(
-            Effect.timeoutFail({ duration: Duration.seconds(20), onTimeout: () => new Error("orphan refused") })
+            Effect.timeoutFail({
+              duration: Duration.seconds(20),
+              onTimeout: () => new Error("orphan refused")
+            })
           )
           expect(item).toBe("orphan")
         }),

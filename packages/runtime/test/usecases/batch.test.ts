@@ -20,6 +20,7 @@ import {
   BatchWork,
   BatchWorkLive,
   batchItemLane,
+  firstOffers,
   offerWindow,
   reofferAfterMs,
   VideoPlatform,
@@ -407,45 +408,53 @@ layer(servicesOn(testInfrastructure()), suiteOptions)("reconciling batch items",
 
 // Live clock: an item's next offer runs beside it, in a fiber of its own that waits on the database.
 layer(servicesOn(testInfrastructure()), liveSuiteOptions)("offering batch items a window on", (it) => {
-  it.effect("a batch offers its first items only; each item taken offers the one a window after it", () =>
-    Effect.gen(function* () {
-      const work = yield* BatchWork
-      const queue = yield* WorkQueue
-      const account = yield* createAccount({ credits: 2 * offerWindow + 10 })
-      const queued = Effect.map(queue.depth(batchItemLane), (depth) => depth.waiting)
-      const before = yield* queued
-      // Two windows and two items; the second names no video (failed at once, offered all the same).
-      const ids = Array.from({ length: 2 * offerWindow + 2 }, (_, i) =>
-        i === 1 ? "not a video" : `v${String(i).padStart(10, "0")}`
-      )
-      const batch = yield* Effect.orDie(work.create(account, request(ids)))
-      yield* eventually(
-        "the first window offered",
-        Effect.map(queued, (n) => (n === before + offerWindow ? Option.some(n) : Option.none()))
-      )
-      const item = (position: number) => ({
-        lane: batchItemLane,
-        id: `${batch.batch_id}:${position}`,
-        accountId: account.id,
-        key: `${batch.batch_id}:${position}`
-      })
-      // The next offer runs beside the item (off its path): waited for, not assumed made at its end.
-      const queuedReaches = (n: number) =>
-        eventually(
-          `${n} items queued`,
-          Effect.map(queued, (depth) => (depth === n ? Option.some(depth) : Option.none()))
+  it.effect(
+    "a batch offers its first items only; each item taken offers the one a window after it, and while the window opens the one firstOffers after it",
+    () =>
+      Effect.gen(function* () {
+        const work = yield* BatchWork
+        const queue = yield* WorkQueue
+        const account = yield* createAccount({ credits: 2 * offerWindow + 10 })
+        const queued = Effect.map(queue.depth(batchItemLane), (depth) => depth.waiting)
+        const before = yield* queued
+        // Two windows and two items; the second names no video (failed at once, offered all the same).
+        const total = 2 * offerWindow + 2
+        const ids = Array.from({ length: total }, (_, i) =>
+          i === 1 ? "not a video" : `v${String(i).padStart(10, "0")}`
         )
-      // The item that named no video is found done: it passes its turn on to position window + 1.
-      yield* work.runItem(item(1), "tester", 10_000)
-      yield* queuedReaches(before + offerWindow + 1)
-      // Taken and run (an unknown video: the item's job fails), it offers position window.
-      yield* work.runItem(item(0), "tester", 10_000)
-      yield* queuedReaches(before + offerWindow + 2)
-      // The last window offers nothing beyond the batch (its last position is 2 x window + 1).
-      yield* work.runItem(item(offerWindow + 2), "tester", 10_000)
-      yield* Effect.sleep("100 millis")
-      expect(yield* queued).toBe(before + offerWindow + 2)
-    })
+        const batch = yield* Effect.orDie(work.create(account, request(ids)))
+        // The next offers run beside the item (off its path): waited for, not assumed made at its end.
+        const queuedReaches = (n: number) =>
+          eventually(
+            `${n} items queued`,
+            Effect.map(queued, (depth) => (depth === n ? Option.some(depth) : Option.none()))
+          )
+        yield* queuedReaches(before + firstOffers)
+        const item = (position: number) => ({
+          lane: batchItemLane,
+          id: `${batch.batch_id}:${position}`,
+          accountId: account.id,
+          key: `${batch.batch_id}:${position}`
+        })
+        // The item that named no video is found done: it passes its turns on (positions
+        // firstOffers + 1 and window + 1).
+        yield* work.runItem(item(1), "tester", 10_000)
+        yield* queuedReaches(before + firstOffers + 2)
+        // Taken and run (an unknown video: the item's job fails), it offers positions firstOffers
+        // and window.
+        yield* work.runItem(item(0), "tester", 10_000)
+        yield* queuedReaches(before + firstOffers + 4)
+        // The last position that opens the window further, then the first that does not: one
+        // offer each beyond the window's opening (window - firstOffers + window is in the batch).
+        yield* work.runItem(item(offerWindow - firstOffers - 1), "tester", 10_000)
+        yield* queuedReaches(before + firstOffers + 6)
+        yield* work.runItem(item(offerWindow - firstOffers), "tester", 10_000)
+        yield* queuedReaches(before + firstOffers + 7)
+        // The last window offers nothing beyond the batch (its last position is 2 x window + 1).
+        yield* work.runItem(item(offerWindow + 2), "tester", 10_000)
+        yield* Effect.sleep("100 millis")
+        expect(yield* queued).toBe(before + firstOffers + 7)
+      })
   )
 })
 
