@@ -6,6 +6,8 @@
 #                      and the database would then be given a different password than the URL says)
 #   database_url       postgres://verbatim:<that password>@postgres:5432/verbatim (DATABASE_URL_FILE)
 #   blob_signing_key   the HMAC key of signed upload URLs (VERBATIM_BLOB_SIGNING_KEY_FILE)
+#   assemblyai_api_key AssemblyAI's key (ASSEMBLYAI_API_KEY_FILE), written empty: put the key in it
+#                      to use AssemblyAI; empty, the image's local pocketsphinx (English) is used
 #
 # Usage: sh deploy/make-secrets.sh
 set -eu
@@ -20,4 +22,5 @@ random_hex() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
 [ -s "$dir/database_url" ] ||
   printf 'postgres://verbatim:%s@postgres:5432/verbatim\n' "$(cat "$dir/postgres_password")" > "$dir/database_url"
 [ -s "$dir/blob_signing_key" ] || random_hex 32 > "$dir/blob_signing_key"
-echo "secrets in $dir: postgres_password, database_url, blob_signing_key"
+[ -e "$dir/assemblyai_api_key" ] || : > "$dir/assemblyai_api_key"
+echo "secrets in $dir: postgres_password, database_url, blob_signing_key, assemblyai_api_key"

@@ -52,6 +52,9 @@ for (const name of ["package.json", "manifest.json"]) {
   }
 }
 
+// The published package's changelog is the one changesets writes for `@verbatim/mcp`.
+copyFileSync(join(root, "apps/mcp/CHANGELOG.md"), join(packageDir, "CHANGELOG.md"))
+
 mkdirSync(dirname(outfile), { recursive: true })
 await build({
   entryPoints: [join(root, "apps/mcp/src/package.ts")],
@@ -77,7 +80,8 @@ await build({
 
 const args = process.argv.slice(2)
 if (args.includes("--pack")) {
-  execFileSync("npm", ["pack", "--pack-destination", join(packageDir, "dist")], {
+  // `--ignore-scripts`: the package's `prepack` is this very script, just run.
+  execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", join(packageDir, "dist")], {
     cwd: packageDir,
     stdio: ["ignore", "inherit", "inherit"]
   })

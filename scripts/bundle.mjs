@@ -1,5 +1,5 @@
 /**
- * `node scripts/bundle.mjs [--if-changed] <server|worker|admin|mcp|all>...`: each app as compiled
+ * `node scripts/bundle.mjs [--if-changed] <server|worker|admin|mcp|web|all>...`: each app as compiled
  * JavaScript, `apps/<app>/dist/<name>.mjs` (and its chunks: code reached only by `import()`), or
  * for the admin command one CommonJS file run from V8's code cache (`apps/server/dist/admin.cjs`,
  * see `apps` and `runCached`), which
@@ -10,7 +10,8 @@
  * runs wherever this checkout is; two packages that a server almost never runs (`ws`, `fast-check`)
  * are stand-ins that load them at first use (`bundle-externals.mjs`).
  * `import.meta.url` in a workspace module keeps naming that module's own file (assets next to the
- * sources, such as the demo catalogue, are found as before).
+ * sources, such as the demo catalogue, are found as before). `web` is the web library's pages, a
+ * browser bundle (`packages/web/build/app.js` and `app.css`), built and checked with the server.
  *
  * Built once: `pnpm install` bundles the apps (the root `postinstall`, `--install`: skipped
  * under `NODE_ENV=production` or without esbuild, as in a production-only install), and each command then
@@ -43,10 +44,15 @@ const apps = {
   server: ["apps/server/src/main.ts", "apps/server/dist", "server", "esm"],
   worker: ["apps/worker/src/main.ts", "apps/worker/dist", "worker", "esm"],
   admin: ["apps/server/src/admin.ts", "apps/server/dist", "admin", "cjs"],
-  mcp: ["apps/mcp/src/main.ts", "apps/mcp/dist", "mcp", "esm"]
+  mcp: ["apps/mcp/src/main.ts", "apps/mcp/dist", "mcp", "esm"],
+  // The web library's pages (`@verbatim/web`): a browser bundle, `build/app.js` and `build/app.css`,
+  // which the server reads at start and serves under hashed names.
+  web: ["packages/web/src/ui/main.tsx", "packages/web/build", "app", "browser"]
 }
+/** Bundles checked (and rebuilt) with an app: the server serves the web library's bundle. */
+const companions = { server: ["web"] }
 /** The bundle's main file, relative to the checkout. */
-const entryOf = (app) => join(app[1], `${app[2]}.${app[3] === "cjs" ? "cjs" : "mjs"}`)
+const entryOf = (app) => join(app[1], `${app[2]}.${{ cjs: "cjs", esm: "mjs", browser: "js" }[app[3]]}`)
 /** Files that shape every bundle without being bundled: this script, its plugin, the lockfile. */
 const alwaysInputs = ["scripts/bundle.mjs", "scripts/bundle-externals.mjs", "pnpm-lock.yaml"]
 
@@ -106,6 +112,30 @@ const loadEsbuild = async () => {
   }
 }
 
+/**
+ * A browser bundle's options: one minified ES module (and its CSS) for current browsers, JSX on
+ * Preact, source maps beside it; the workspace's sources through their `@verbatim/source` condition.
+ */
+const browserOptions = (app) => ({
+  entryPoints: { [app[2]]: join(root, app[0]) },
+  absWorkingDir: root,
+  outdir: join(root, app[1]),
+  write: false,
+  metafile: true,
+  bundle: true,
+  platform: "browser",
+  format: "esm",
+  target: ["es2020", "chrome100", "firefox100", "safari15"],
+  conditions: ["@verbatim/source"],
+  jsx: "automatic",
+  jsxImportSource: "preact",
+  minify: true,
+  legalComments: "none",
+  sourcemap: "linked",
+  sourcesContent: false,
+  logLevel: "warning"
+})
+
 const bundle = async (app) => {
   const began = Date.now()
   const esbuild = await loadEsbuild()
@@ -118,29 +148,33 @@ const bundle = async (app) => {
   const { build } = esbuild
   const { externalsFor } = await import("./bundle-externals.mjs")
   const format = app[3]
-  const result = await build({
-    entryPoints: { [app[2]]: join(root, app[0]) },
-    absWorkingDir: root,
-    outdir: join(root, app[1]),
-    outExtension: { ".js": format === "cjs" ? ".cjs" : ".mjs" },
-    // Code reached only through `import()` (engines chosen by settings) goes into chunks of its own,
-    // loaded with their packages only when a setting asks for them. A CommonJS bundle is one file,
-    // where such code is still only run (and its packages required) when asked for.
-    ...(format === "cjs"
-      ? { supported: { "dynamic-import": false } }
-      : { splitting: true, chunkNames: `chunks/${app[2]}-[hash]` }),
-    write: false,
-    metafile: true,
-    bundle: true,
-    platform: "node",
-    format,
-    target: "node20",
-    conditions: ["@verbatim/source"],
-    sourcemap: "linked",
-    sourcesContent: false,
-    logLevel: "warning",
-    plugins: [externalsFor(format)]
-  })
+  const result = await build(
+    format === "browser"
+      ? browserOptions(app)
+      : {
+          entryPoints: { [app[2]]: join(root, app[0]) },
+          absWorkingDir: root,
+          outdir: join(root, app[1]),
+          outExtension: { ".js": format === "cjs" ? ".cjs" : ".mjs" },
+          // Code reached only through `import()` (engines chosen by settings) goes into chunks of its own,
+          // loaded with their packages only when a setting asks for them. A CommonJS bundle is one file,
+          // where such code is still only run (and its packages required) when asked for.
+          ...(format === "cjs"
+            ? { supported: { "dynamic-import": false } }
+            : { splitting: true, chunkNames: `chunks/${app[2]}-[hash]` }),
+          write: false,
+          metafile: true,
+          bundle: true,
+          platform: "node",
+          format,
+          target: "node20",
+          conditions: ["@verbatim/source"],
+          sourcemap: "linked",
+          sourcesContent: false,
+          logLevel: "warning",
+          plugins: [externalsFor(format)]
+        }
+  )
   for (const file of result.outputFiles) {
     mkdirSync(dirname(file.path), { recursive: true })
     const partial = `${file.path}.${process.pid}.partial`
@@ -167,8 +201,10 @@ const production = process.env.NODE_ENV === "production"
 // which has no esbuild and runs bundles made in a build stage.
 if (atInstall && (production || (await loadEsbuild()) === undefined)) process.exit(0)
 await Promise.all(
-  names.map(async (name) => {
+  [...new Set(names.flatMap((name) => [name, ...(companions[name] ?? [])]))].map(async (name) => {
     const app = apps[name]
+    // In production the web bundle was made in the build stage; the server says so when it is missing.
+    if (ifChanged && production && app[3] === "browser") return
     if (ifChanged && production) {
       const entry = entryOf(app)
       if (existsSync(join(root, entry))) return

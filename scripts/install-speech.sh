@@ -13,7 +13,8 @@
 # without apt-get, or when the install fails) it says what to install and exits 0: the service
 # then answers `asr_unavailable` until the packages are there.
 #
-# Usage: scripts/install-speech.sh
+# Usage: scripts/install-speech.sh [--require]   (--require: exit 1 unless every package ends up
+#        installed, for the production image and CI; see scripts/lib/apt-install.sh)
 set -uo pipefail
 
 packages=(pocketsphinx pocketsphinx-en-us ffmpeg flite)
@@ -31,4 +32,4 @@ fi
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
 source "$(dirname "$0")/lib/apt-install.sh"
-apt_install_missing install-speech "local speech recognition" "speech-to-text requests answer asr_unavailable."
+apt_install_missing install-speech "local speech recognition" "speech-to-text requests answer asr_unavailable." "$@"

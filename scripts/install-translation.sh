@@ -10,7 +10,8 @@
 # without apt-get, or when the install fails) it says what to install and exits 0: translation on
 # the embedded default then answers unsupported_language until a pair is there (or a model is set).
 #
-# Usage: scripts/install-translation.sh
+# Usage: scripts/install-translation.sh [--require]   (--require: exit 1 unless every package ends
+#        up installed, for the production image and CI; see scripts/lib/apt-install.sh)
 set -uo pipefail
 
 packages=(apertium apertium-eng-spa)
@@ -27,4 +28,4 @@ fi
 
 source "$(dirname "$0")/lib/apt-install.sh"
 apt_install_missing install-translation "local translation" \
-  "translation without a model (VERBATIM_AI_MODEL) answers unsupported_language."
+  "translation without a model (VERBATIM_AI_MODEL) answers unsupported_language." "$@"

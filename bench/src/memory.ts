@@ -13,7 +13,7 @@
  * others' load), and, BENCH_IDLE_SECONDS (5) later, its resident memory and its peak (VmRSS, VmHWM),
  * and its resident memory again BENCH_SETTLED_SECONDS (40) after it answered: V8's memory reducer
  * collects an idle heap only after a while (within about 30 s on a quiet machine).
- * Goals (issue 13): answers within 5 s on a first embedded start; at rest at most 250 MB on PGlite
+ * Goals: answers within 5 s on a first embedded start; at rest at most 250 MB on PGlite
  * and 150 MB on PostgreSQL. Results are printed as one table and written as JSON to bench/results/.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"

@@ -1,5 +1,5 @@
 /**
- * Issue 26 as an assistant meets it, through the SDK client over Streamable HTTP and over the
+ * What an assistant meets, through the SDK client over Streamable HTTP and over the
  * REST API: a free look at a video before paying (get_video_info, GET /videos/info), the
  * estimate without mode pricing what the account's default would do, questions and prices in a
  * person's words, and every refusal naming the tool and argument that would succeed.
@@ -53,7 +53,7 @@ interface Price {
 layer(testServerOn({ platform: demoPlatform(catalogueFile()) }), {
   timeout: 60_000,
   excludeTestServices: true
-})("assistants in the wild (issue 26)", (it) => {
+})("assistants in the wild", (it) => {
   describe("a free look before paying", () => {
     it.scoped(
       "get_video_info and GET /videos/info: title, languages, each mode's price, owned, nothing charged",

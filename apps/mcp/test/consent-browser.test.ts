@@ -8,20 +8,16 @@
  * run it). Skipped, saying so, when /usr/bin/chromium is still missing; under CI=true a missing
  * browser fails instead.
  */
-import { existsSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { describe, expect, layer } from "@effect/vitest"
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js"
 import { mcpPath } from "@verbatim/api"
 import { Effect } from "effect"
-import { chromium } from "playwright-core"
 import { TestServer, TestServerLive } from "../../server/test/server.js"
+import { browser, executablePath, hasChromium, inCi } from "../../server/test/web-support.js"
 import { MemoryOAuthProvider } from "./support.js"
 
-const executablePath = "/usr/bin/chromium"
-const hasChromium = existsSync(executablePath)
-const inCi = process.env.CI === "true"
 if (!hasChromium && !inCi) {
   process.stderr.write(
     `consent page browser test skipped: ${executablePath} is missing (bash scripts/install-browser.sh installs it)\n`
@@ -45,24 +41,6 @@ const callbackPage = Effect.acquireRelease(
     )
   }),
   (callback) => Effect.sync(() => callback.close())
-)
-
-const browser = Effect.acquireRelease(
-  Effect.promise(() =>
-    chromium.launch({
-      executablePath,
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run"
-      ]
-    })
-  ),
-  (b) => Effect.promise(() => b.close())
 )
 
 // Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).

@@ -1,20 +1,16 @@
 /**
- * A 3-hour transcript (2,700 segments, about 220,000 characters of text: what issue 26 measured
- * for a 2.6-hour video) read completely, never in an answer over 90,000 characters: through the
+ * A 3-hour transcript (2,700 segments, about 220,000 characters of text: what a 2.6-hour video
+ * really had) read completely, never in an answer over 90,000 characters: through the
  * MCP tool get_transcript over Streamable HTTP (timed and text), and through the GPT operation
  * readTranscript (GET /transcripts/{video_id}/pages) over real HTTP, following the cursors to the
  * end. A cursor of one reads on in the other: they are core's one paging rule.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { describe, expect, layer } from "@effect/vitest"
 import { mcpPath } from "@verbatim/api"
-import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { demoPlatform } from "@verbatim/runtime"
 import { Effect } from "effect"
 import { TestServer, testServerOn } from "../../server/test/server.js"
-import { call, httpClient } from "./support.js"
+import { call, catalogueWithThreeHours, httpClient } from "./support.js"
 
 const threeHours = "ThreeHrs_01"
 const segmentCount = 2_700
@@ -28,27 +24,7 @@ const segments = Array.from({ length: segmentCount }, (_, i) => ({
   end: i * 4_000 + 3_900
 }))
 
-const catalogueFile = (): string => {
-  const catalogue = JSON.parse(readFileSync(shippedCataloguePath, "utf8")) as {
-    videos: Array<{ [key: string]: unknown }>
-  }
-  catalogue.videos = [
-    ...catalogue.videos.map(({ media: _media, ...video }) => video),
-    {
-      id: threeHours,
-      title: "Three Hours on Graphs",
-      duration_seconds: 10_800,
-      channel_id: catalogue.videos[0]?.channel_id,
-      published_at: "2024-03-01T10:00:00Z",
-      original_language: "en",
-      caption_tracks: [{ language: "en", kind: "manual", name: "English", segments }],
-      translation_languages: []
-    }
-  ]
-  const file = join(mkdtempSync(join(tmpdir(), "verbatim-three-hours-")), "catalogue.json")
-  writeFileSync(file, JSON.stringify(catalogue))
-  return file
-}
+const catalogueFile = (): string => catalogueWithThreeHours(threeHours, segments)
 
 interface Piece {
   readonly segment: number
@@ -91,7 +67,7 @@ layer(testServerOn({ platform: demoPlatform(catalogueFile()) }), {
           const stored = yield* server.post("/api/v2/transcribe", { key, json: { video: threeHours } })
           expect(stored.status, stored.text).toBe(200)
           const whole = yield* server.get(`/api/v2/transcripts/${threeHours}`, { key })
-          // What issue 26 saw: one answer far over the Actions limit.
+          // Read whole: one answer far over the Actions limit.
           expect(whole.text.length).toBeGreaterThan(300_000)
 
           for (const format of ["text", "timed"] as const) {

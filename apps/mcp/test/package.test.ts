@@ -39,12 +39,14 @@ layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
               stdio: ["ignore", "ignore", "inherit"]
             })
             const tarball = join(packageDir, "dist", `verbatim-mcp-${version}.tgz`)
-            // The tarball holds the bundle, the manifest of the package and its README; nothing to install.
+            // The tarball holds the bundle, the manifest, README, LICENSE and CHANGELOG; nothing to install.
             const listed = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" })
               .trim()
               .split("\n")
               .sort()
             expect(listed).toEqual([
+              "package/CHANGELOG.md",
+              "package/LICENSE",
               "package/README.md",
               "package/dist/verbatim-mcp.mjs",
               "package/package.json"

@@ -285,3 +285,32 @@ export const mcpHeaders = {
   "content-type": "application/json",
   "mcp-protocol-version": "2025-06-18"
 }
+
+/**
+ * The shipped demo catalogue (media left out) with one more video: a three-hour talk with these
+ * English captions, written to a fresh temporary file whose path is returned.
+ */
+export const catalogueWithThreeHours = (
+  id: string,
+  segments: ReadonlyArray<{ readonly text: string; readonly start: number; readonly end: number }>
+): string => {
+  const catalogue = JSON.parse(readFileSync(shippedCataloguePath, "utf8")) as {
+    videos: Array<{ [key: string]: unknown }>
+  }
+  catalogue.videos = [
+    ...catalogue.videos.map(({ media: _media, ...video }) => video),
+    {
+      id,
+      title: "Three Hours on Graphs",
+      duration_seconds: 10_800,
+      channel_id: catalogue.videos[0]?.channel_id,
+      published_at: "2024-03-01T10:00:00Z",
+      original_language: "en",
+      caption_tracks: [{ language: "en", kind: "manual", name: "English", segments }],
+      translation_languages: []
+    }
+  ]
+  const file = join(mkdtempSync(join(tmpdir(), "verbatim-three-hours-")), "catalogue.json")
+  writeFileSync(file, JSON.stringify(catalogue))
+  return file
+}

@@ -2,7 +2,8 @@
  * translate_transcript over Streamable HTTP, the in-process operations and the REST operations, the
  * AI engine on the local stand-in Responses API: the priced credits once, the translation stored
  * (get_transcript reads it in the target language), a repeat free, and the refusals with the API's
- * codes (unsupported_language without a provider that can, not_found for a video not owned).
+ * codes (unsupported_language without a provider that can, not_found for a video not owned); the
+ * best transcript stays the original, the translation named as one (`translated_from`).
  */
 import { expect, layer } from "@effect/vitest"
 import { AiTranslator } from "@verbatim/llm"
@@ -27,6 +28,7 @@ const tour = (server: TestServerService, mcp: Connected, key: string) =>
     expect(translated.structured).toMatchObject({
       video_id: videos.manualOnly,
       language: "es",
+      translated_from: "en",
       credits_used: 1,
       provider_used: "ai"
     })
@@ -37,6 +39,19 @@ const tour = (server: TestServerService, mcp: Connected, key: string) =>
     const segments = read.structured.segments as ReadonlyArray<{ readonly text: string }>
     expect(segments.length).toBe(translated.structured.segment_count)
     expect(segments.every((s) => s.text.startsWith("[es] "))).toBe(true)
+
+    // Provenance: the best transcript is the original; the translation says what it is.
+    expect(read.structured.translated_from).toBe("en")
+    const readText = read.result.content[0]
+    expect(readText?.type === "text" ? readText.text : "").toContain("machine translation of en")
+    const best = yield* call(mcp, "get_transcript", { video_id: videos.manualOnly })
+    expect(best.structured).toMatchObject({ language: "en", translated_from: null })
+    const resources = yield* Effect.promise(() => mcp.client.listResources())
+    const descriptions = resources.resources
+      .filter((r) => r.uri.includes(videos.manualOnly))
+      .map((r) => r.description ?? "")
+    expect(descriptions.some((d) => d.startsWith("machine translation of en into es"))).toBe(true)
+    expect(descriptions.some((d) => d.startsWith("manual transcript in en"))).toBe(true)
 
     const again = yield* call(mcp, "translate_transcript", {
       video_id: videos.manualOnly,

@@ -9,7 +9,9 @@
  * | VERBATIM_LOG_LEVEL, VERBATIM_LOG_FORMAT | info; json off a terminal | see `packages/runtime/src/settings.ts` |
  * | OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME | unset; verbatim-server | tracing over OTLP/HTTP when set (`tracing.ts`) |
  * | VERBATIM_SEED | true | seed a development account into an empty database (PGlite or PostgreSQL) and print its key once |
+ * | VERBATIM_KEEP_ALIVE_TIMEOUT_MS | 75000 | how long an idle client connection is kept open; longer than any proxy's upstream keep-alive (see `KeepAliveConfig`) |
  * | VERBATIM_MCP_ALLOWED_ORIGINS | none | comma-separated origins (`https://app.example`) whose pages may call /api/v2/gpt/mcp from a browser, besides the service's own; see `McpOriginsConfig` |
+ * | VERBATIM_WEB | true | serve the web library (`@verbatim/web`) at `/`; `false`: the API alone |
  * | (the rest) | | see `packages/runtime/src/settings.ts` and the README |
  */
 
@@ -22,6 +24,7 @@ import {
   ServerAddressConfig
 } from "@verbatim/runtime"
 import { Config, ConfigError, Either, Option } from "effect"
+import { defaultKeepAliveMs } from "./keep-alive.js"
 import { TracingConfig, type TracingSettings } from "./tracing.js"
 
 export interface ServerSettings extends InfrastructureSettings {
@@ -34,9 +37,28 @@ export interface ServerSettings extends InfrastructureSettings {
   readonly tracing: TracingSettings
   /** VERBATIM_MCP_ALLOWED_ORIGINS: serialized origins. */
   readonly mcpAllowedOrigins: ReadonlyArray<string>
+  /** VERBATIM_KEEP_ALIVE_TIMEOUT_MS: how long an idle client connection stays open. */
+  readonly keepAliveTimeoutMs: number
+  /** VERBATIM_WEB: whether the web library is served at `/`. */
+  readonly web: boolean
 }
 
-// --- MCP endpoint: browser origins (issue 26) ---
+/**
+ * VERBATIM_KEEP_ALIVE_TIMEOUT_MS: how long the server keeps an idle client connection open. A proxy
+ * in front reuses its idle upstream connections; if the server closed one first, a request sent on
+ * it at that moment is lost (a 502 or a reset), so the server's timeout must outlast the proxy's
+ * (deploy/Caddyfile keeps upstream connections 60 s; node's own default is 5 s). Behind a balancer
+ * that keeps connections longer (Google's: 600 s), set it above that.
+ */
+export const KeepAliveConfig: Config.Config<number> = Config.integer("VERBATIM_KEEP_ALIVE_TIMEOUT_MS").pipe(
+  Config.validate({
+    message: "VERBATIM_KEEP_ALIVE_TIMEOUT_MS must be a whole number of milliseconds, at least 1000",
+    validation: (ms) => ms >= 1000
+  }),
+  Config.withDefault(defaultKeepAliveMs)
+)
+
+// --- MCP endpoint: browser origins ---
 /**
  * VERBATIM_MCP_ALLOWED_ORIGINS: the origins, besides the service's own (VERBATIM_PUBLIC_URL or the
  * server's address), whose pages may call the MCP endpoint from a browser (`@verbatim/mcp-tools`'
@@ -76,7 +98,9 @@ export const ServerConfig: Config.Config<ServerSettings> = Config.all({
   seed: Config.boolean("VERBATIM_SEED").pipe(Config.withDefault(true)),
   log: LogConfig,
   tracing: TracingConfig,
-  mcpAllowedOrigins: McpOriginsConfig
+  mcpAllowedOrigins: McpOriginsConfig,
+  keepAliveTimeoutMs: KeepAliveConfig,
+  web: Config.boolean("VERBATIM_WEB").pipe(Config.withDefault(true))
 }).pipe(
   Config.map(({ address, infrastructure, ...settings }) => ({ ...infrastructure, ...address, ...settings }))
 )

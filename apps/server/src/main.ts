@@ -9,18 +9,20 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import {
   absorbRepeatedSignals,
-  describeCause,
+  checkedSettings,
   infrastructureFor,
   localServerUrl,
   loggerFor,
   notice,
   probeListen,
+  reportStartFailure,
   runWorker,
   servicesOn,
   withSecretFiles,
   workerOn
 } from "@verbatim/runtime"
-import { Console, Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
+import { runDoctor } from "./admin/doctor.js"
 import { ServerConfig, type ServerSettings } from "./config.js"
 import { holdDataFolder } from "./data-lock.js"
 import { httpFor } from "./layers.js"
@@ -36,8 +38,10 @@ const serve = (settings: ServerSettings) => {
   return Effect.gen(function* () {
     yield* Layer.build(httpFor(settings))
     yield* Layer.build(ServerMetricsLive)
-    const banner = `API: ${baseUrl}/api/v2 · reference: ${baseUrl}/docs · OpenAPI: ${baseUrl}/api/v2/openapi.json`
+    const library = settings.web ? ` · library: ${baseUrl}/` : ""
+    const banner = `API: ${baseUrl}/api/v2 · reference: ${baseUrl}/docs · OpenAPI: ${baseUrl}/api/v2/openapi.json${library}`
     yield* notice(settings.log, banner, banner, {
+      ...(settings.web ? { library: `${baseUrl}/` } : {}),
       api: `${baseUrl}/api/v2`,
       reference: `${baseUrl}/docs`,
       openapi: `${baseUrl}/api/v2/openapi.json`
@@ -55,8 +59,10 @@ const serve = (settings: ServerSettings) => {
 }
 
 const program = Effect.gen(function* () {
-  const settings = yield* ServerConfig
+  // Every VERBATIM_* name known, every value accepted: else one line per problem, and no start.
+  const { settings, warnings } = yield* checkedSettings(ServerConfig)
   return yield* Effect.gen(function* () {
+    yield* Effect.forEach(warnings, (warning) => Effect.logWarning(warning), { discard: true })
     // HOST and PORT first: a busy port is reported at once, not after the database has started.
     yield* probeListen(settings)
     if (Option.isNone(settings.database.url)) yield* holdDataFolder(settings.database.dataDir)
@@ -66,14 +72,22 @@ const program = Effect.gen(function* () {
   Effect.scoped,
   // Every secret setting may come from a file (`DATABASE_URL_FILE`...).
   withSecretFiles,
-  Effect.tapErrorCause((cause) =>
-    Option.match(describeCause(cause), {
-      onNone: () => Effect.void,
-      onSome: (text) => Console.error(`Verbatim cannot run: ${text}`)
-    })
-  ),
+  Effect.tapErrorCause(reportStartFailure("Verbatim")),
   Effect.provide(NodeContext.layer)
 )
 
-absorbRepeatedSignals()
-NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })
+if (process.argv[2] === "doctor") {
+  // `pnpm admin doctor` (admin/doctor-spawn.ts): the report, then the exit code.
+  NodeRuntime.runMain(
+    runDoctor(process.argv.includes("--json")).pipe(
+      withSecretFiles,
+      Effect.catchTag("DoctorFailed", () => Effect.sync(() => process.exit(1))),
+      Effect.tapErrorCause(reportStartFailure("verbatim doctor")),
+      Effect.provide(NodeContext.layer)
+    ),
+    { disableErrorReporting: true, disablePrettyLogger: true }
+  )
+} else {
+  absorbRepeatedSignals()
+  NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })
+}

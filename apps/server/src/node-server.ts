@@ -15,22 +15,36 @@
  * connection. (An `Effect.timeoutFail` around each body read did the same at a quarter of owned
  * POST /transcribe's throughput, `bench:ab`.)
  */
+import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { isSignedPut } from "@verbatim/api"
-import { defaultUploadPace, longestPutMillis, type UploadPaceSettings } from "@verbatim/core"
+import {
+  acceptedRequestId,
+  defaultUploadPace,
+  longestPutMillis,
+  type UploadPaceSettings
+} from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
+import { defaultKeepAliveMs } from "./keep-alive.js"
 
+/**
+ * An answer written to the socket itself, before (or instead of) the app: the error body with a
+ * request id as every answer has (`X-Request-Id` and `request_id`; the client's when the head was
+ * read and its id is valid, else a new one).
+ */
 const reply = (
   socket: Duplex,
   code: Errors.ErrorCode,
   message: string,
-  details: Record<string, unknown> = {}
+  details: Record<string, unknown> = {},
+  clientId?: string | undefined
 ) => {
   const status = Errors.statusOf(code)
-  const body = JSON.stringify(Errors.apiError(code, message, details).toBody())
+  const id = acceptedRequestId(clientId) ?? randomUUID()
+  const body = JSON.stringify({ ...Errors.apiError(code, message, details).toBody(), request_id: id })
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Error"}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`
   )
 }
 
@@ -52,6 +66,14 @@ export interface NodeServerOptions {
   readonly uploadPace?: UploadPaceSettings | undefined
   /** How long any other request's body may take to arrive (default `defaultBodyTimeoutMs`; tests shorten it). */
   readonly bodyTimeoutMs?: number | undefined
+  /** How long an idle connection is kept open (node's `keepAliveTimeout`; default 75 s, not node's 5 s). */
+  readonly keepAliveTimeoutMs?: number | undefined
+}
+
+/** The `X-Request-Id` a request sent (one value), if any. */
+const requestIdOf = (request: IncomingMessage): string | undefined => {
+  const header = request.headers["x-request-id"]
+  return typeof header === "string" ? header : undefined
 }
 
 /** Whether a request carries a body to wait for (a length above 0, or chunks). */
@@ -67,9 +89,13 @@ const boundBody = (timeoutMs: number) => (request: IncomingMessage, response: Se
   if (!hasBody(request) || isSignedPut(request.method ?? "", request.url ?? "")) return
   const timer = setTimeout(() => {
     if (request.complete || response.headersSent) return
-    reply(request.socket, "request_timeout", `The request body did not arrive within ${timeoutMs / 1000} s`, {
-      body_timeout_ms: timeoutMs
-    })
+    reply(
+      request.socket,
+      "request_timeout",
+      `The request body did not arrive within ${timeoutMs / 1000} s`,
+      { body_timeout_ms: timeoutMs },
+      requestIdOf(request)
+    )
   }, timeoutMs)
   const clear = () => clearTimeout(timer)
   request.once("end", clear)
@@ -88,6 +114,7 @@ export const makeNodeServer = (options: NodeServerOptions = {}): Server => {
     ...(options.headersTimeoutMs === undefined ? {} : { headersTimeout: options.headersTimeoutMs }),
     ...(options.checkEveryMs === undefined ? {} : { connectionsCheckingInterval: options.checkEveryMs })
   })
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? defaultKeepAliveMs
   server.on("request", boundBody(options.bodyTimeoutMs ?? defaultBodyTimeoutMs))
   server.on("clientError", (error: Error & { code?: string }, socket: Duplex) => {
     if (!socket.writable || error.code === "ECONNRESET") {

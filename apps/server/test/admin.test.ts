@@ -194,6 +194,11 @@ layer(TestUseCasesLive, { timeout: "60 seconds", excludeTestServices: true })("v
         ["credits", "grant", "--account", someone, "--amount", "ten"],
         '--amount: expected a whole number of credits, 0 or more, got "ten"'
       ],
+      // Decimal digits only: JavaScript's Number would read 0x10 as 16 and 1e3 as 1000.
+      ...["0x10", "1e3", " 12", "0b1", ""].map((written) => [
+        ["credits", "grant", "--account", someone, "--amount", written],
+        `--amount: expected a whole number of credits, 0 or more, got ${JSON.stringify(written)}`
+      ]),
       [
         ["accounts", "create", "--name", "X", "--plan", "gold", "--credits", "5"],
         '--plan: expected one of free, basic, pro, business, got "gold"'

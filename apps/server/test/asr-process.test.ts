@@ -1,5 +1,5 @@
 /**
- * The README's speech recognition walk-through against `pnpm start` as a real process (demo
+ * The speech recognition walk-through of docs/guide.md against `pnpm start` as a real process (demo
  * platform, embedded database, in-memory queue, the embedded worker and pocketsphinx): a captionless
  * demo video transcribed from its audio, then a WAV uploaded (register, PUT to `signed_url`,
  * complete) and transcribed with `upload_id`, each polled with `GET /jobs/{job_id}` until it is
@@ -31,7 +31,7 @@ const call = async (url: string, init: RequestInit & { readonly key?: string } =
 }
 
 /**
- * Polls the job as the README does: 202 while it runs, then 200 with the finished job. Gives up
+ * Polls the job as the guide does: 202 while it runs, then 200 with the finished job. Gives up
  * after `patienceMs` (a job never claimed), so the test fails with the server's output and still
  * stops the server.
  */
@@ -47,7 +47,7 @@ const finished = async (api: string, key: string, jobId: string, query = "", pat
 }
 
 // CI installs the engine (scripts/install-speech.sh), so there the suite always runs.
-describe.runIf(installed || process.env.CI === "true")("the README's ASR flow on `pnpm start`", () => {
+describe.runIf(installed || process.env.CI === "true")("the guide's ASR flow on `pnpm start`", () => {
   it("a captionless demo video and an uploaded WAV are transcribed by the embedded worker", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "verbatim-asr-process-"))
     const port = await freePort()

@@ -508,7 +508,7 @@ const suite = (name: string, options: { readonly redisPrefix?: string }) =>
                 )
               )
             )
-            // Ended and swept: the same URL answers 409 and writes nothing (issue 23, reproduction 4).
+            // Ended and swept: the same URL answers 409 and writes nothing (a presigned URL outlives its upload).
             const again = yield* put(upload.signed_url, welcomeWav, "audio/wav")
             expect(again.status).toBe(409)
             expect(again.json).toMatchObject({ error: "conflict", details: { refusal: "transcribed" } })

@@ -4,7 +4,7 @@
  * DELETE /transcripts/{video_id}, POST /transcripts/bulk-delete and GET /transcripts for one account,
  * over real HTTP, in 2 to 4 concurrent lanes. Whatever the interleaving:
  *
- * - no answer is 5xx (a delete racing a transcribe, the case issue 10 reproduced as 500s);
+ * - no answer is 5xx (a delete racing a transcribe once answered 500);
  * - the ledger is exact: the balance is the initial grant minus the ledger's charges, equals the sum
  *   of every ledger entry, equals the grant minus the credits the jobs say they used, and is never
  *   negative.

@@ -2,14 +2,29 @@
  * A start with a setting that cannot work stops at once, with one message naming the variable and
  * what it expects, and prints no API key: the real `pnpm start` process, as an operator runs it.
  */
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
 import { type AddressInfo, createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { freePort, printedKey, startServer } from "./server-process.js"
+import { bundledServer, freePort, printedKey, repositoryRoot, startServer } from "./server-process.js"
 
 const databaseUrl = process.env.DATABASE_URL?.trim() ?? ""
+
+/**
+ * What the operator reads: off a terminal the process writes JSON lines (a fatal start too, one
+ * object per problem), so each `fatal` line is read back as its message.
+ */
+const operatorText = (output: string): string =>
+  output
+    .split("\n")
+    .map((line) => {
+      if (!line.startsWith("{")) return line
+      const parsed = JSON.parse(line) as { level?: string; msg?: string }
+      return parsed.level === "fatal" ? (parsed.msg ?? "") : line
+    })
+    .join("\n")
 
 const failedStart = async (env: Record<string, string>) => {
   const server = startServer({
@@ -18,7 +33,7 @@ const failedStart = async (env: Record<string, string>) => {
     ...env
   })
   const code = await server.exited
-  return { code, output: server.output() }
+  return { code, output: operatorText(server.output()), raw: server.output() }
 }
 
 describe("a start with a setting that cannot work", () => {
@@ -81,6 +96,117 @@ describe("a start with a setting that cannot work", () => {
     expect(printedKey(blobs.output), blobs.output).toBeUndefined()
   }, 120_000)
 
+  it.skipIf(process.getuid?.() !== 0 || spawnSync("unshare", ["--version"]).status !== 0)(
+    "a read-only upload folder stops the start naming VERBATIM_BLOB_DIR and EROFS, not a missing file",
+    async () => {
+      const folder = mkdtempSync(join(tmpdir(), "verbatim-read-only-"))
+      // The folder exists (so creating it is not what fails): its signing key cannot be written.
+      mkdirSync(join(folder, "blobs"))
+      bundledServer()
+      const port = await freePort()
+      // In a mount namespace of its own: the folder mounted read-only over itself.
+      const script = [
+        "set -e",
+        'mount --bind "$1" "$1"',
+        'mount -o remount,bind,ro "$1"',
+        'exec "$2" "$3"'
+      ].join("\n")
+      const result = spawnSync(
+        "unshare",
+        [
+          "-m",
+          "--propagation",
+          "private",
+          "sh",
+          "-c",
+          script,
+          "sh",
+          folder,
+          process.execPath,
+          "apps/server/dist/server.mjs"
+        ],
+        {
+          cwd: repositoryRoot,
+          encoding: "utf8",
+          timeout: 90_000,
+          env: {
+            PATH: process.env.PATH ?? "/usr/bin:/bin",
+            HOME: folder,
+            PORT: String(port),
+            VERBATIM_PLATFORM: "demo",
+            VERBATIM_ASR: "none",
+            VERBATIM_LOG_FORMAT: "pretty",
+            VERBATIM_DATA_DIR: mkdtempSync(join(tmpdir(), "verbatim-start-")),
+            VERBATIM_BLOB_DIR: join(folder, "blobs")
+          }
+        }
+      )
+      const output = result.stdout + result.stderr
+      expect(result.status, output).not.toBe(0)
+      expect(output).toContain(
+        `VERBATIM_BLOB_DIR: the upload folder ${join(folder, "blobs")} cannot be used:`
+      )
+      expect(output).toContain("EROFS")
+      expect(output).not.toContain("ENOENT")
+    },
+    120_000
+  )
+
+  it("misspelt names and refused values stop the start, one JSON line each, naming the closest setting", async () => {
+    const { code, output, raw } = await failedStart({
+      VERBATIM_PLATFROM: "demo",
+      VERBATIM_WORKERS: "3",
+      VERBATIM_LOG_LEVEL: "verbose"
+    })
+    expect(code, raw).not.toBe(0)
+    const fatal = raw
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as { level: string; msg: string })
+    expect(fatal.map((line) => [line.level, line.msg])).toEqual([
+      [
+        "fatal",
+        "Verbatim cannot run: VERBATIM_PLATFROM is not a setting of Verbatim; did you mean VERBATIM_PLATFORM?"
+      ],
+      [
+        "fatal",
+        "Verbatim cannot run: VERBATIM_WORKERS is not a setting of Verbatim; did you mean VERBATIM_WORKER?"
+      ],
+      [
+        "fatal",
+        'Verbatim cannot run: VERBATIM_LOG_LEVEL: expected one of trace, debug, info, warning, error, fatal, none, got "verbose"'
+      ]
+    ])
+    expect(printedKey(output), output).toBeUndefined()
+  }, 90_000)
+
+  it("with VERBATIM_UNKNOWN_SETTINGS=warn a misspelt name is a warning and the server starts", async () => {
+    const server = startServer({
+      VERBATIM_DATA_DIR: mkdtempSync(join(tmpdir(), "verbatim-start-")),
+      PORT: String(await freePort()),
+      VERBATIM_PLATFROM: "demo",
+      VERBATIM_UNKNOWN_SETTINGS: "warn",
+      VERBATIM_SEED: "false"
+    })
+    try {
+      const output = await server.waitFor(/Listening on http/, 90_000)
+      const warning = output
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as { level: string; msg: string })
+        .find((line) => line.msg.includes("VERBATIM_PLATFROM"))
+      expect(warning).toEqual(
+        expect.objectContaining({
+          level: "warning",
+          msg: "VERBATIM_PLATFROM is not a setting of Verbatim; did you mean VERBATIM_PLATFORM?"
+        })
+      )
+    } finally {
+      server.child.kill("SIGTERM")
+      await server.exited
+    }
+  }, 120_000)
+
   it("a PORT in use stops the start before the database starts, naming PORT", async () => {
     const busy = createServer()
     const port = await new Promise<number>((resolve) =>
@@ -91,7 +217,7 @@ describe("a start with a setting that cannot work", () => {
       const server = startServer({ VERBATIM_DATA_DIR: dataDir, PORT: String(port) })
       const code = await server.exited
       expect(code, server.output()).not.toBe(0)
-      expect(server.output()).toContain(
+      expect(operatorText(server.output())).toContain(
         `Verbatim cannot run: PORT: ${port} is already in use by another process (EADDRINUSE); stop it, or set PORT to a free port`
       )
       // The embedded database was never opened: its folder is as the test made it, empty.

@@ -49,6 +49,13 @@ describe("ServerConfig", () => {
     }
   })
 
+  it("VERBATIM_WEB: the web library is on by default, off with false, anything but a boolean refused by name", () => {
+    expect(Either.getOrThrow(read({})).web).toBe(true)
+    expect(Either.getOrThrow(read({ VERBATIM_WEB: "false" })).web).toBe(false)
+    expect(Either.getOrThrow(read({ VERBATIM_WEB: "true" })).web).toBe(true)
+    expect(failure({ VERBATIM_WEB: "sometimes" })).toContain("VERBATIM_WEB")
+  })
+
   it("the seed is on with PGlite and with PostgreSQL alike, unless VERBATIM_SEED=false", () => {
     expect(Either.getOrThrow(read({ DATABASE_URL: "postgres://localhost/x" })).seed).toBe(true)
     expect(

@@ -8,9 +8,17 @@
  * - requests are balanced (each server's own /metrics counts the requests it answered);
  * - a server whose database is cut answers 503 on /api/v2/health, Caddy takes it out of rotation
  *   (every request then succeeds through the other), and puts it back once it is healthy;
- * - /metrics is refused on the public listener and answered on the internal one;
+ * - /metrics and /health/details are refused on the public listener and answered on the internal
+ *   one; the public /api/v2/health answers its status and time only;
+ * - keep-alive is ordered: a connection idle past node's default 5 s is still served, and bursts
+ *   through Caddy after such idling see no 502 or reset;
+ * - a frozen server (SIGSTOP) leaves rotation within seconds, and the requests it held end at their
+ *   route's time (504), not after minutes;
  * - a signed upload PUT larger than the JSON body limit (1 MiB) passes through;
  * - the worker's heartbeat file is written while its database answers and goes stale when it is cut.
+ *
+ * Runs with `DATABASE_URL`, `REDIS_URL` and caddy, and always under `CI=true`, where a missing one
+ * fails it (`.ci/run` sets both and runs `scripts/install-caddy.sh`).
  *
  * Not tested here: the containers (the image build, compose's networking, limits and restarts);
  * docker is not available on this machine.
@@ -20,10 +28,11 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { accessSync, constants, mkdtempSync, statSync } from "node:fs"
+import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { delimiter, join } from "node:path"
 import * as SqlClient from "@effect/sql/SqlClient"
-import { describe, expect, it } from "@effect/vitest"
+import { beforeAll, describe, expect, it } from "@effect/vitest"
 import { makeTestSchemaName, postgresLayer, withSearchPath } from "@verbatim/db"
 import { Effect, Redacted } from "effect"
 import { TcpProxy, throughProxy } from "./outage-proxy.js"
@@ -73,11 +82,48 @@ const pings = async (port: number): Promise<number> => {
 
 const status = async (url: string, init?: RequestInit): Promise<number> => (await fetch(url, init)).status
 
-describe.runIf(databaseUrl !== "" && redisUrl !== "")("deploy/Caddyfile in front of two servers", () => {
+/** Where the suite runs: with PostgreSQL and Redis, and always under CI (which sets both). */
+const runs = (databaseUrl !== "" && redisUrl !== "") || inCi
+
+/**
+ * Two GET /api/v2/ping on one kept-alive connection to the server, `idleMs` apart; the answers'
+ * heads (an empty string where the server had closed the connection).
+ */
+const idleReuse = (port: number, idleMs: number): Promise<ReadonlyArray<string>> =>
+  new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1")
+    const answers: Array<string> = []
+    let text = ""
+    const ask = () => socket.write("GET /api/v2/ping HTTP/1.1\r\nHost: verbatim.test\r\n\r\n")
+    socket.on("data", (chunk: Buffer) => {
+      text += chunk.toString("utf8")
+      const end = text.indexOf("\r\n\r\n")
+      const length = Number(/content-length: (\d+)/i.exec(text)?.[1] ?? "0")
+      if (end === -1 || text.length < end + 4 + length) return
+      answers.push(text.slice(0, end))
+      text = ""
+      if (answers.length === 1) setTimeout(ask, idleMs)
+      else {
+        socket.end()
+        resolve(answers)
+      }
+    })
+    socket.on("close", () => resolve([...answers, ""].slice(0, 2)))
+    socket.on("error", reject)
+    socket.on("connect", ask)
+  })
+
+describe.runIf(runs)("deploy/Caddyfile in front of two servers", () => {
+  beforeAll(() => {
+    if (databaseUrl === "" || redisUrl === "")
+      throw new Error(
+        "DATABASE_URL and REDIS_URL are not both set: under CI=true this suite runs (.ci/run sets both)"
+      )
+  })
   it.runIf(caddy === undefined && inCi)("caddy is installed under CI (scripts/install-caddy.sh)", () => {
     expect(caddy, "scripts/install-caddy.sh should have installed caddy").toBeDefined()
   })
-  it.skipIf(caddy === undefined)(
+  it.skipIf(caddy === undefined && !inCi)(
     "balances, takes a server whose database is cut out of rotation and back, keeps /metrics internal, passes large uploads; the worker's heartbeat follows its database",
     async () => {
       const pg = new URL(databaseUrl)
@@ -184,6 +230,30 @@ describe.runIf(databaseUrl !== "" && redisUrl !== "")("deploy/Caddyfile in front
         expect(internal.status).toBe(200)
         expect(await internal.text()).toContain("verbatim_http_requests_total")
         expect(await status(`http://127.0.0.1:${metricsPort}/api/v2/ping`)).toBe(404)
+        // Readiness: the public answer is its status only; the detail only on the internal listener.
+        const health = await fetch(`${publicUrl}/api/v2/health`)
+        expect(Object.keys((await health.json()) as object).sort()).toEqual(["status", "timestamp"])
+        expect(await status(`${publicUrl}/health/details`)).toBe(404)
+        const details = await fetch(`http://127.0.0.1:${metricsPort}/health/details`)
+        expect(details.status).toBe(200)
+        expect(await details.json()).toMatchObject({ status: "ready", database: { status: "up" } })
+
+        // Keep-alive ordered: a connection left idle past node's default 5 s is still the server's
+        // (it keeps them 75 s, Caddy 60 s), so a proxy reusing it is never answered with a reset.
+        // The pause is the point of the check: nothing else can show an idle connection survives.
+        const reused = await idleReuse(apiA, 6_000)
+        expect(reused.map((answer) => answer.split("\r\n")[0])).toEqual([
+          "HTTP/1.1 200 OK",
+          "HTTP/1.1 200 OK"
+        ])
+        // Load through Caddy with its connections reused after idling past 5 s: no 502, no reset.
+        for (let round = 0; round < 3; round++) {
+          const statuses = await Promise.all(
+            Array.from({ length: 20 }, () => status(`${publicUrl}/api/v2/ping`).catch(() => 0))
+          )
+          expect(statuses.filter((code) => code !== 200)).toEqual([])
+          if (round < 2) await pause(5_500)
+        }
 
         // An upload larger than the JSON body limit, PUT to its signed URL through Caddy.
         const size = 3 * 1024 * 1024
@@ -240,6 +310,39 @@ describe.runIf(databaseUrl !== "" && redisUrl !== "")("deploy/Caddyfile in front
             return (await pings(apiA)) > start
           })
         ).toBe(true)
+
+        // Server A frozen (SIGSTOP: it accepts connections and never answers). Requests already sent
+        // to it end at their route's time (30 s here), not Caddy's old 10 minutes; its failed health
+        // check takes it out of rotation within seconds, and every request then goes to B.
+        const frozen = first.child.pid ?? 0
+        process.kill(frozen, "SIGSTOP")
+        try {
+          const inFlight = await Promise.all(
+            Array.from({ length: 4 }, () =>
+              fetch(`${publicUrl}/api/v2/credits`, {
+                headers: { authorization: `Bearer ${key}` },
+                signal: AbortSignal.timeout(60_000)
+              }).then((response) => response.status)
+            )
+          )
+          // Each answered: 200 by B, or 504 by Caddy for one A held past its route's time.
+          expect(
+            inFlight.every((code) => code === 200 || code === 504),
+            String(inFlight)
+          ).toBe(true)
+          expect(
+            await until(async () => {
+              const start = await pings(apiB)
+              for (let i = 0; i < 10; i++) {
+                const code = await status(`${publicUrl}/api/v2/ping`, { signal: AbortSignal.timeout(60_000) })
+                if (code !== 200) return false
+              }
+              return (await pings(apiB)) - start === 10
+            }, 120_000)
+          ).toBe(true)
+        } finally {
+          process.kill(frozen, "SIGCONT")
+        }
 
         // The worker's database cut: its heartbeat goes stale (three intervals), then beats again.
         await proxies[2]?.close()

@@ -43,23 +43,33 @@ const stages = (): ReadonlyArray<{
 }
 
 describe("deploy/Dockerfile", () => {
-  const [build, runtime, speech, ...others] = stages()
+  const all = stages()
+  const [build, base, speechPackages, runtime, speech, ...others] = all
 
   it("builds in a stage of its own and runs from a runtime stage holding only the assembled files", () => {
-    expect([build?.name, runtime?.name, speech?.name, others.length]).toEqual([
-      "build",
-      "runtime",
-      "speech",
-      0
-    ])
-    expect(build?.from).toBe(runtime?.from)
+    expect([
+      build?.name,
+      base?.name,
+      speechPackages?.name,
+      runtime?.name,
+      speech?.name,
+      others.length
+    ]).toEqual(["build", "base", "speech-packages", "runtime", "speech", 0])
+    // One base, pinned to a Node version and a Debian release (no floating tag).
+    expect(build?.from).toBe(base?.from)
+    expect(base?.from).toMatch(/^node:\d+\.\d+\.\d+-bookworm-slim$/)
+    expect(runtime?.from).toBe("base")
     expect(build?.lines.some((line) => line.includes("pnpm install --offline --frozen-lockfile"))).toBe(true)
     expect(build?.lines.some((line) => line.includes("node scripts/assemble-runtime.mjs /runtime"))).toBe(
       true
     )
     const copies = runtime?.lines.filter((line) => line.startsWith("COPY")) ?? []
     expect(copies).toEqual(["COPY --from=build /runtime /app"])
-    expect(runtime?.lines.some((line) => /\bpnpm\b|npm install|corepack/.test(line))).toBe(false)
+    expect(
+      [base, runtime, speech].some((stage) =>
+        stage?.lines.some((line) => /\bpnpm\b|npm install|corepack/.test(line))
+      )
+    ).toBe(false)
     expect(runtime?.lines).toContain("WORKDIR /app")
     expect(build?.lines).toContain("WORKDIR /app")
   })
@@ -81,14 +91,19 @@ describe("deploy/Dockerfile", () => {
     expect(env).toContain("NODE_ENV=production")
   })
 
-  it("adds the speech and translation packages as a later stage, back to user node", () => {
-    expect(speech?.from).toBe("runtime")
+  it("installs the speech and translation packages (--require) before the app, and runs the speech image as runtime", () => {
+    expect(speechPackages?.from).toBe("base")
     expect(
-      speech?.lines.some(
-        (line) => line.includes("install-speech.sh") && line.includes("install-translation.sh")
+      speechPackages?.lines.some(
+        (line) =>
+          line.includes("install-speech.sh --require") && line.includes("install-translation.sh --require")
       )
     ).toBe(true)
-    expect(speech?.lines.at(-1)).toBe("USER node")
+    // The app last, with exactly runtime's settings: a code change rebuilds only that layer.
+    expect(speech?.from).toBe("speech-packages")
+    expect(speech?.lines).toEqual(runtime?.lines)
+    expect(speech?.lines.at(-1)).toMatch(/^CMD /)
+    expect(speech?.lines).toContain("USER node")
   })
 })
 

@@ -18,7 +18,7 @@ layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("GPT
         servers: ReadonlyArray<{ url: string }>
         paths: Record<string, Record<string, { operationId: string }>>
       }
-      expect(document.servers).toEqual([{ url: `${server.baseUrl}/api/v2`, description: "Verbatim" }])
+      expect(document.servers).toEqual([{ url: `${server.baseUrl}/api/v2/gpt`, description: "Verbatim" }])
       const ids = Object.values(document.paths).flatMap((item) =>
         Object.values(item).map((op) => op.operationId)
       )

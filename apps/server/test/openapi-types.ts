@@ -34,7 +34,7 @@ export interface paths {
     }
     /**
      * Readiness check (no authentication)
-     * @description Whether this server can take requests now: 200 when its database and work queue answer, 503 with Retry-After when either does not (each is given 2 seconds). The speech recognition engine and the video platform's last outcome (ok, blocked, unreachable, none) are reported but never make the server unready.
+     * @description Whether this server can take requests now: 200 ready when its database and work queue answer, 503 unavailable with Retry-After when either does not (each is given 2 seconds).
      */
     get: operations["health.health"]
     put?: never
@@ -514,6 +514,8 @@ export interface components {
       error: "internal_error"
       message: string
       details: components["schemas"]["FreeFormObject"]
+      /** @description The request's id, also in the X-Request-Id header of every answer: the client's X-Request-Id when it is 1 to 128 characters of letters, digits and . _ ~ : + = / @ -, else one the server made. Quote it when reporting a problem. */
+      request_id?: string
     }
     /** @description A free-form JSON object */
     FreeFormObject: {
@@ -523,60 +525,8 @@ export interface components {
     ReadyResponse: {
       /** @enum {string} */
       status: "ready"
-      checked_at: components["schemas"]["DateTimeUtc"]
-      database: components["schemas"]["DatabaseState"]
-      queue: components["schemas"]["QueueState"]
-      speech: components["schemas"]["SpeechState"]
-      video_platform: components["schemas"]["VideoPlatformState"]
-    }
-    /** @description The database (PostgreSQL or the embedded PGlite) */
-    DatabaseState: {
-      /**
-       * @description up: the database answered a read
-       * @enum {string}
-       */
-      status: "up" | "down"
-      /** @description How long the read took (or how long it was waited for) */
-      latency_ms: components["schemas"]["Int"]
-      /** @description Why it is down */
-      error?: string
-    }
-    Int: number
-    /** @description The work queue (in memory, or Redis) */
-    QueueState: {
-      /**
-       * @description up: the work queue answered
-       * @enum {string}
-       */
-      status: "up" | "down"
-      /** @description Speech recognition jobs waiting for a worker */
-      waiting: components["schemas"]["Int"]
-      /** @description Speech recognition jobs a worker is running */
-      active: components["schemas"]["Int"]
-      /** @description Why it is down */
-      error?: string
-    }
-    /** @description The speech recognition engine */
-    SpeechState: {
-      /**
-       * @description off: no speech recognition engine, so speech requests answer 503 asr_unavailable
-       * @enum {string}
-       */
-      status: "up" | "off"
-      /** @description The engine: assemblyai, pocketsphinx, or none */
-      engine: string
-    }
-    /** @description The video platform (YouTube or the demo catalogue): information, never a reason to be unready */
-    VideoPlatformState: {
-      /**
-       * @description The video platform's last outcome in this process: ok (it answered), blocked (it refused this server: bot check, IP block, rate limit...), unreachable (no answer after every retry), none (not asked yet)
-       * @enum {string}
-       */
-      status: "ok" | "blocked" | "unreachable" | "none"
-      /** @description When that outcome happened */
-      at?: components["schemas"]["DateTimeUtc"]
-      /** @description Why it was blocked or unreachable */
-      reason?: string
+      /** @description When the checks ran */
+      timestamp: string
     }
     /** @description The account's credit balance and plan */
     CreditsResponse: {
@@ -602,6 +552,8 @@ export interface components {
       error: "invalid_api_key"
       message: string
       details: components["schemas"]["FreeFormObject"]
+      /** @description The request's id, also in the X-Request-Id header of every answer: the client's X-Request-Id when it is 1 to 128 characters of letters, digits and . _ ~ : + = / @ -, else one the server made. Quote it when reporting a problem. */
+      request_id?: string
     }
     /** @description Status 429: error is rate_limit_exceeded */
     TooManyRequestsError: {
@@ -609,6 +561,8 @@ export interface components {
       error: "rate_limit_exceeded"
       message: string
       details: components["schemas"]["FreeFormObject"]
+      /** @description The request's id, also in the X-Request-Id header of every answer: the client's X-Request-Id when it is 1 to 128 characters of letters, digits and . _ ~ : + = / @ -, else one the server made. Quote it when reporting a problem. */
+      request_id?: string
     }
     /** @description Transcribe one video (video) or one finalized upload (upload_id) */
     TranscribeRequest: {
@@ -704,6 +658,8 @@ export interface components {
       data: components["schemas"]["TranscribeData"]
       credits_used: components["schemas"]["Credits"]
       job_id: components["schemas"]["JobId"] | null
+      /** @description Present when the answer is not quite what was asked: e.g. an owned transcript served again without the asr_options sent */
+      note?: string
     }
     /**
      * Format: uuid
@@ -856,6 +812,8 @@ export interface components {
       error: "invalid_request" | "unsupported_language" | "video_too_long"
       message: string
       details: components["schemas"]["FreeFormObject"]
+      /** @description The request's id, also in the X-Request-Id header of every answer: the client's X-Request-Id when it is 1 to 128 characters of letters, digits and . _ ~ : + = / @ -, else one the server made. Quote it when reporting a problem. */
+      request_id?: string
     }
     /** @description Status 402: error is payment_required */
     PaymentRequiredError: {
@@ -863,6 +821,8 @@ export interface components {
       error: "payment_required"
       message: string
       details: components["schemas"]["FreeFormObject"]
+      /** @description The request's id, also in the X-Request-Id header of every answer: the client's X-Request-Id when it is 1 to 128 characters of letters, digits and . _ ~ : + = / @ -, else one the server made. Quote it when reporting a problem. */
+      request_id?: string
     }
     /** @description Status 404: error is not_found or no_captions or video_unavailable or no_audio */
     NotFoundError: {
@@ -870,6 +830,8 @@ export interface components {
       error: "not_found" | "no_captions" | "video_unavailable" | "no_audio"
       message: string
       details: components["schemas"]["FreeFormObject"]
+      /** @description The request's id, also in the X-Request-Id header of every answer: the client's X-Request-Id when it is 1 to 128 characters of letters, digits and . _ ~ : + = / @ -, else one the server made. Quote it when reporting a problem. */
+      request_id?: string
     }
     /** @description Status 409: error is conflict or live_stream */
     ConflictError: {
@@ -877,6 +839,8 @@ export interface components {
       error: "conflict" | "live_stream"
       message: string
       details: components["schemas"]["FreeFormObject"]
+      /** @description The request's id, also in the X-Request-Id header of every answer: the client's X-Request-Id when it is 1 to 128 characters of letters, digits and . _ ~ : + = / @ -, else one the server made. Quote it when reporting a problem. */
+      request_id?: string
     }
     /** @description Status 503: error is platform_blocked or asr_unavailable or translation_unavailable or themes_unavailable or platform_unavailable or platform_unreadable or storage_unavailable or service_unavailable */
     ServiceUnavailableError: {
@@ -892,6 +856,8 @@ export interface components {
         | "service_unavailable"
       message: string
       details: components["schemas"]["FreeFormObject"]
+      /** @description The request's id, also in the X-Request-Id header of every answer: the client's X-Request-Id when it is 1 to 128 characters of letters, digits and . _ ~ : + = / @ -, else one the server made. Quote it when reporting a problem. */
+      request_id?: string
     }
     /** @description Price the transcription of a video without starting it (source defaults to asr) */
     EstimateRequest: {
@@ -1027,6 +993,7 @@ export interface components {
       totalPages: components["schemas"]["NonNegativeInt"]
       hasMore: boolean
     }
+    Int: number
     NonNegativeInt: number
     /** @description Words matched against the video id, the title and the transcript text */
     TranscriptSearch: string
@@ -1045,6 +1012,7 @@ export interface components {
       video_title: string | null
       language: components["schemas"]["LanguageCode"]
       source_kind: components["schemas"]["SourceKind"]
+      translated_from: components["schemas"]["LanguageCode"] | null
       status: components["schemas"]["StoredTranscriptStatus"]
       created_at: components["schemas"]["DateTimeUtc"]
       word_count: components["schemas"]["Count"]
@@ -1079,6 +1047,7 @@ export interface components {
       segments: components["schemas"]["Segment"][]
       has_timestamps: boolean
       source_kind: components["schemas"]["SourceKind"]
+      translated_from: components["schemas"]["LanguageCode"] | null
       video_title: string | null
       summary: components["schemas"]["FreeFormObject"] | null
       mind_map: components["schemas"]["FreeFormObject"] | null
@@ -1097,6 +1066,8 @@ export interface components {
         | "channel_age_restricted"
       message: string
       details: components["schemas"]["FreeFormObject"]
+      /** @description The request's id, also in the X-Request-Id header of every answer: the client's X-Request-Id when it is 1 to 128 characters of letters, digits and . _ ~ : + = / @ -, else one the server made. Quote it when reporting a problem. */
+      request_id?: string
     }
     /** @description How many transcripts were deleted */
     DeleteResponse: {
@@ -1131,6 +1102,7 @@ export interface components {
       success: boolean
       message: string
       language: components["schemas"]["LanguageCode"]
+      translated_from: components["schemas"]["LanguageCode"] | null
       credits_used: components["schemas"]["Credits"]
       provider_used: components["schemas"]["TranslateProvider"] | null
       transcript: components["schemas"]["TranscriptPayload"]
@@ -1588,6 +1560,8 @@ export interface components {
       error: "request_too_large"
       message: string
       details: components["schemas"]["FreeFormObject"]
+      /** @description The request's id, also in the X-Request-Id header of every answer: the client's X-Request-Id when it is 1 to 128 characters of letters, digits and . _ ~ : + = / @ -, else one the server made. Quote it when reporting a problem. */
+      request_id?: string
     }
   }
   responses: never
@@ -1665,11 +1639,8 @@ export interface operations {
           "application/json": {
             /** @enum {string} */
             status: "unavailable"
-            checked_at: components["schemas"]["DateTimeUtc"]
-            database: components["schemas"]["DatabaseState"]
-            queue: components["schemas"]["QueueState"]
-            speech: components["schemas"]["SpeechState"]
-            video_platform: components["schemas"]["VideoPlatformState"]
+            /** @description When the checks ran */
+            timestamp: string
           }
         }
       }
@@ -2266,6 +2237,7 @@ export interface operations {
         search?: components["schemas"]["TranscriptSearch"]
         status?: components["schemas"]["StoredTranscriptStatus"]
         language?: components["schemas"]["LanguageCode"]
+        source?: components["schemas"]["SourceKind"]
         /** @description A date-time (or a date, meaning its midnight in UTC), ISO 8601, in the years 1 to 9999 */
         date_from?: string
         /** @description A date-time (or a date, meaning its midnight in UTC), ISO 8601, in the years 1 to 9999 */

@@ -1,5 +1,5 @@
 /**
- * GET /health reports the video platform's last outcome (issue 24) over real HTTP, with the real
+ * GET /health/details (the operator's report; GET /health answers only its status) reports the video platform's last outcome over real HTTP, with the real
  * YouTube adapter answering from recordings: none before the platform is asked, then ok, blocked
  * or unreachable after each answer; it is information, never a reason to be unready.
  */
@@ -32,14 +32,14 @@ const Live = testServerOn({
 
 // Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(Live, { timeout: "60 seconds", excludeTestServices: true })(
-  "GET /health and the video platform",
+  "GET /health/details and the video platform",
   (it) => {
     describe("the last outcome", () => {
       it.effect("none, then ok, blocked, unreachable and ok again; the server stays ready throughout", () =>
         Effect.gen(function* () {
           const server = yield* TestServer
           const { key } = yield* server.newAccount({ credits: 10 })
-          const health = Effect.map(server.get("/api/v2/health"), (response) => {
+          const health = Effect.map(server.get("/health/details"), (response) => {
             expect(response.status).toBe(200)
             expect(response.json).toMatchObject({ status: "ready", database: { status: "up" } })
             return (response.json as { video_platform: { status: string; at?: string; reason?: string } })

@@ -36,8 +36,14 @@ const parse = (answer: string) => {
   return { status: Number(head.split(" ")[1]), head, body: JSON.parse(body) as unknown }
 }
 
+/** The error body, with the request id node's own answers carry too (a UUID: the test sends none). */
 const expectErrorBody = (body: unknown, code: Errors.ErrorCode) =>
-  expect(body).toEqual({ error: code, message: expect.any(String), details: expect.any(Object) })
+  expect(body).toEqual({
+    error: code,
+    message: expect.any(String),
+    details: expect.any(Object),
+    request_id: expect.stringMatching(/^[0-9a-f-]{36}$/)
+  })
 
 // Live clock: a real server on a real port, its embedded worker and database in real time (test/server.ts).
 layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("the framing limits", (it) => {
@@ -71,6 +77,8 @@ layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("the
       expect(head).toContain("Content-Type: application/json")
       expectErrorBody(body, "request_header_too_large")
       expect(body).toMatchObject({ details: { max_head_bytes: 16384 } })
+      // Written by node's clientError handler, not the app: the request id is there all the same.
+      expect(head).toContain(`X-Request-Id: ${(body as { request_id: string }).request_id}`)
       // The server goes on answering.
       expect((yield* server.get(api("/ping"))).status).toBe(200)
     })

@@ -145,7 +145,7 @@ layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
           const { key } = yield* server.newAccount()
           const response = yield* server.post("/api/v2/transcribe", { key, json: { video: ["dQw4w9WgXcQ"] } })
           expect(response.status).toBe(400)
-          expect((response.json as { message: string }).message).toMatch(/^video: /)
+          expect((response.json as { message: string }).message).toMatch(/^video must be /)
         })
       )
     })

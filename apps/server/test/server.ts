@@ -17,7 +17,7 @@
 import { FetchHttpClient, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
-import { HttpLive, McpAllowedOrigins, McpHttpLive } from "@verbatim/api"
+import { McpAllowedOrigins, McpHttpLive } from "@verbatim/api"
 import { makeClient, type VerbatimClient } from "@verbatim/contract"
 import { type Account, AccountAdmin, type NewAccountInput } from "@verbatim/core"
 import { DatabaseConfig, withSearchPath } from "@verbatim/db"
@@ -29,6 +29,7 @@ import {
   testWorkSettings
 } from "@verbatim/runtime/testing"
 import { Context, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { apiWithWeb } from "../src/layers.js"
 import { makeNodeServer } from "../src/node-server.js"
 
 export interface TestResponse {
@@ -47,6 +48,8 @@ export interface RequestOptions {
   /** Sent as it is (for malformed bodies); `Content-Type: application/json` unless headers say otherwise. */
   readonly raw?: string | Uint8Array | undefined
   readonly headers?: Record<string, string> | undefined
+  /** `manual`: a redirect is answered as it is, not followed (the default follows it). */
+  readonly redirect?: "manual" | undefined
 }
 
 export interface NewTestAccount extends Partial<NewAccountInput> {}
@@ -100,6 +103,7 @@ export const requestTo =
       const response = await fetch(`${baseUrl}${path}`, {
         method,
         headers: { ...headers, ...options.headers },
+        ...(options.redirect === undefined ? {} : { redirect: options.redirect }),
         ...(body === undefined ? {} : { body })
       })
       const text = await response.text()
@@ -165,6 +169,8 @@ const make = Effect.gen(function* () {
 export interface TestServerOptions extends TestInfrastructureOptions {
   /** VERBATIM_MCP_ALLOWED_ORIGINS of this server (none by default). */
   readonly mcpAllowedOrigins?: ReadonlyArray<string> | undefined
+  /** Whether the web library is served at `/` too (VERBATIM_WEB; off by default here). */
+  readonly web?: boolean | undefined
   /**
    * Replaces the test infrastructure (e.g. a database reached through a proxy that a fault test
    * can freeze); given the server's own address, where signed upload URLs point.
@@ -200,7 +206,7 @@ export const testServerOn = (options: TestServerOptions = {}) =>
   Layer.effect(TestServer, make).pipe(
     // The API and the MCP server over Streamable HTTP at /api/v2/gpt/mcp, as `pnpm start` serves them.
     Layer.provideMerge(
-      HttpLive.pipe(
+      apiWithWeb(options.web === true).pipe(
         Layer.provide(
           McpHttpLive.pipe(Layer.provide(Layer.succeed(McpAllowedOrigins, options.mcpAllowedOrigins ?? [])))
         )

@@ -1,5 +1,5 @@
 /**
- * Disks that fail (issue 27, item 6): a signed PUT into an upload folder that fills up answers 507
+ * Disks that fail: a signed PUT into an upload folder that fills up answers 507
  * `insufficient_storage` with the error body, and one into a folder that refuses writes (read-only)
  * answers 503 `storage_unavailable`, never a reset or a bare 500; nothing of the refused upload is
  * kept, and once there is room again the same upload is taken. The folder is a small tmpfs mounted

@@ -131,7 +131,7 @@ export const expectError = (response: TestResponse, status: number, code: Errors
 export const expectInvalid = (response: TestResponse, path: ReadonlyArray<string | number>) => {
   expectError(response, 400, "invalid_request")
   const body = response.json as { message: string; details: { issues?: unknown } }
-  expect(body.message, response.text).toMatch(new RegExp(`^${escapeRegExp(path.join("."))}: `))
+  expect(body.message, response.text).toMatch(new RegExp(`^${escapeRegExp(path.join("."))}(: | must | is )`))
   expect(body.details.issues, response.text).toEqual(
     expect.arrayContaining([{ path: [...path], message: expect.any(String) }])
   )

@@ -110,6 +110,32 @@ layer(withStandIn, { timeout: "60 seconds", excludeTestServices: true })(
         })
     )
 
+    it.effect(
+      "the best transcript over HTTP is the original; the translation is served by language with translated_from",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const { key } = yield* owning(server, 5)
+          const video = videos.manualAndAuto
+          const translated = yield* translateOf(server, key, video, { target_language: "es", provider: "ai" })
+          expect(translated.status, translated.text).toBe(200)
+          expect(translated.json).toMatchObject({ language: "es", translated_from: "en" })
+          const best = yield* server.get(api(`/transcripts/${video}`), { key })
+          expect(best.status, best.text).toBe(200)
+          expect(best.json).toMatchObject({ language: "en", translated_from: null })
+          const spanish = yield* server.get(api(`/transcripts/${video}?language=es`), { key })
+          expect(spanish.status, spanish.text).toBe(200)
+          expect(spanish.json).toMatchObject({ language: "es", translated_from: "en" })
+          const listed = yield* server.get(api(`/transcripts?search=${video}`), { key })
+          expect(listed.status, listed.text).toBe(200)
+          const list = yield* decode(Api.TranscriptList, listed)
+          expect(list.history.map((item) => [item.language, item.translated_from]).sort()).toEqual([
+            ["en", null],
+            ["es", "en"]
+          ])
+        })
+    )
+
     it.effect("a long transcript costs 1 credit per 2,500 characters, exactly", () =>
       Effect.gen(function* () {
         const server = yield* TestServer

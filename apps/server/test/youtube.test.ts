@@ -135,7 +135,7 @@ layer(YouTubeServerLive, { timeout: "60 seconds", excludeTestServices: true })(
       )
     })
 
-    describe("issue 24: YouTube as its pages really are", () => {
+    describe("YouTube as its pages really are", () => {
       it.effect(
         "an answer the adapter cannot read is 503 platform_unreadable with details.reason and path, never 500",
         () =>

@@ -4,20 +4,21 @@
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import {
-  describeCause,
+  checkedSettings,
   HeartbeatConfig,
   heartbeat,
   InfrastructureConfig,
   infrastructureFor,
   LogConfig,
   loggerFor,
+  reportStartFailure,
   runWorker,
   servicesOn,
   type WorkSettings,
   withSecretFiles,
   type workerOn
 } from "@verbatim/runtime"
-import { Console, Effect, Option } from "effect"
+import { Config, Effect, Option } from "effect"
 
 /** Why this configuration cannot run a worker process, if it cannot. */
 export const refusal = (settings: {
@@ -34,13 +35,18 @@ export const refusal = (settings: {
 /** The worker process: settings read, the worker built by `worker` run until interrupted. */
 export const workerProgram = (worker: (work: WorkSettings) => ReturnType<typeof workerOn>) =>
   Effect.gen(function* () {
-    const settings = yield* InfrastructureConfig
-    // VERBATIM_LOG_LEVEL (default info) and VERBATIM_LOG_FORMAT (json off a terminal, else pretty).
-    const log = yield* LogConfig
-    const beat = yield* HeartbeatConfig
+    // VERBATIM_LOG_LEVEL (default info) and VERBATIM_LOG_FORMAT (json off a terminal, else pretty);
+    // every VERBATIM_* name known, every value accepted: else one line per problem, and no start.
+    const {
+      settings: { settings, log, beat },
+      warnings
+    } = yield* checkedSettings(
+      Config.all({ settings: InfrastructureConfig, log: LogConfig, beat: HeartbeatConfig })
+    )
     const refused = refusal(settings)
     if (Option.isSome(refused)) return yield* Effect.fail(refused.value)
     yield* Effect.gen(function* () {
+      yield* Effect.forEach(warnings, (warning) => Effect.logWarning(warning), { discard: true })
       yield* runWorker
       yield* Effect.forkScoped(heartbeat(beat))
       yield* Effect.logInfo("worker started: taking jobs and webhook deliveries")
@@ -53,11 +59,6 @@ export const workerProgram = (worker: (work: WorkSettings) => ReturnType<typeof 
     )
   }).pipe(
     withSecretFiles,
-    Effect.tapErrorCause((cause) =>
-      Option.match(describeCause(cause), {
-        onNone: () => Effect.void,
-        onSome: (text) => Console.error(`Verbatim worker cannot run: ${text}`)
-      })
-    ),
+    Effect.tapErrorCause(reportStartFailure("Verbatim worker")),
     Effect.provide(NodeContext.layer)
   )

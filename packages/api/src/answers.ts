@@ -6,10 +6,10 @@
  * answer is encoded with the schema except for its segments, paragraphs and words, which go into
  * the JSON as they are. On POST /transcribe of an owned transcript (a thousand words in 80-odd
  * segments), encoding every segment through the schema cost about a fifth of a millisecond of the
- * request's CPU (issue 13). An owned transcript served again goes further: its answer comes as a
+ * request's CPU. An owned transcript served again goes further: its answer comes as a
  * `PreEncodedCompleted`, whose segments are the JSON text they were stored as (a
  * `Transcript.SegmentsJson`, the schema's own encoding), put into the answer without being parsed
- * (issue 13). The test of this module pins that the JSON is the schema's, byte for byte.
+ * (`bench/RESULTS.md`). The test of this module pins that the JSON is the schema's, byte for byte.
  */
 import { HttpServerResponse } from "@effect/platform"
 import { PreEncodedCompleted } from "@verbatim/core"

@@ -12,6 +12,7 @@
  * - anything else (a defect, an unexpected error) → 500 `internal_error`, logged with its cause.
  */
 import { HttpApiError, HttpServerError } from "@effect/platform"
+import { plainIssuesOfDecode } from "@verbatim/contract"
 import { Errors } from "@verbatim/domain"
 import { Cause, Option } from "effect"
 
@@ -58,12 +59,12 @@ const malformedBody: Errors.ApiError = Errors.apiError(
   "The request body is not valid JSON"
 )
 
-const issuePath = (path: ReadonlyArray<PropertyKey>): ReadonlyArray<string | number> =>
-  path.map((key) => (typeof key === "symbol" ? String(key) : key))
-
-/** A rejected path, query or body as `invalid_request`: the domain's `Errors.rejection` of its issues. */
+/**
+ * A rejected path, query or body as `invalid_request`: the domain's `Errors.rejection` of its
+ * issues, in plain words (`plainIssuesOfDecode`).
+ */
 export const fromDecodeError = (error: HttpApiError.HttpApiDecodeError): Errors.ApiError =>
-  Errors.rejection(error.issues.map((issue) => ({ path: issuePath(issue.path), message: issue.message })))
+  Errors.rejection(plainIssuesOfDecode(error.issues))
 
 const fromRequestError = (error: HttpServerError.RequestError): Errors.ApiError =>
   error.cause instanceof Error && error.cause.message === "maxBytes exceeded" ? bodyTooLarge : malformedBody

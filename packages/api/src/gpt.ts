@@ -12,12 +12,69 @@
  *
  * Served without authentication, like the API's own document.
  */
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  type HttpApp,
+  HttpBody,
+  HttpServerRequest,
+  HttpServerResponse,
+  OpenApi
+} from "@effect/platform"
 import { basePath, VerbatimApi } from "@verbatim/contract"
-import { ServiceUrl } from "@verbatim/core"
+import { AnswerBounds, ServiceUrl } from "@verbatim/core"
 import { Effect, Option } from "effect"
 
-export const gptOpenApiPath = `${basePath}/gpt/openapi.json` as const
+/** Where GPT Actions call the API: the document's server, the API's own paths under it. */
+export const gptBasePath = `${basePath}/gpt` as const
+
+export const gptOpenApiPath = `${gptBasePath}/openapi.json` as const
+
+const utf8 = new TextDecoder()
+
+/**
+ * An answer to a GPT Action, within core's `AnswerBounds.assistantAnswerLimit`: the same answer
+ * when it fits (its bytes are at most that many characters), else with each transcript it carries
+ * cut to its head and the readTranscript call for the rest (`AnswerBounds.boundedAnswer`).
+ */
+export const boundGptAnswer = (
+  response: HttpServerResponse.HttpServerResponse
+): HttpServerResponse.HttpServerResponse => {
+  const body = response.body
+  if (body._tag !== "Uint8Array" || !body.contentType.startsWith("application/json")) return response
+  if (body.body.length <= AnswerBounds.assistantAnswerLimit) return response
+  const parsed = Option.liftThrowable((): unknown => JSON.parse(utf8.decode(body.body)))()
+  return Option.match(parsed, {
+    onNone: () => response,
+    onSome: (answer) =>
+      HttpServerResponse.setBody(
+        response,
+        HttpBody.text(JSON.stringify(AnswerBounds.boundedAnswer(answer)), body.contentType)
+      )
+  })
+}
+
+/** The API path a GPT Action's request names (`/api/v2/gpt/transcribe` is `/api/v2/transcribe`), if it is one. */
+export const gptActionTarget = (url: string): string | undefined => {
+  if (!url.startsWith(`${gptBasePath}/`)) return undefined
+  const rest = url.slice(gptBasePath.length)
+  return rest.startsWith("/openapi.json") || rest.startsWith("/mcp") ? undefined : `${basePath}${rest}`
+}
+
+/**
+ * The GPT Actions surface: a request under `gptBasePath` is served as the API's own request (the
+ * same route, checks and charges), its answer bounded for the Actions (`boundGptAnswer`). Every
+ * other request goes on untouched.
+ */
+export const gptSurface = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const target = gptActionTarget(request.url)
+    return target === undefined
+      ? app
+      : app.pipe(
+          Effect.provideService(HttpServerRequest.HttpServerRequest, request.modify({ url: target })),
+          Effect.map(boundGptAnswer)
+        )
+  })
 
 /** The GPT Actions limits this document keeps to. */
 export const gptLimits = {
@@ -39,7 +96,7 @@ export const gptOperations: { readonly [contractId: string]: GptOperation } = {
     operationId: "transcribeVideo",
     summary: "Transcribe a YouTube video (captions: 1 credit, 0 if owned)",
     description:
-      "Stores the transcript in the user's library. Leave mode out unless the user asked: modes auto and speech_to_text_only may run paid speech recognition; get the user's agreement to the price (estimateCost) first. An answer with status processing is polled with getJob."
+      "Stores the transcript. Leave mode out unless the user asked: auto and speech_to_text_only may run paid speech recognition; get the user's agreement to the price first. processing: poll getJob. A long transcript comes as its head (truncated): read the rest with readTranscript."
   },
   "videos.info": {
     operationId: "getVideoInfo",
@@ -57,7 +114,7 @@ export const gptOperations: { readonly [contractId: string]: GptOperation } = {
     operationId: "getJob",
     summary: "The state of a transcription job (free)",
     description:
-      "processing while speech recognition runs, then completed with the transcript, or failed with the reason. Poll it every little while after transcribeVideo answered processing."
+      "processing while speech recognition runs, then completed with the transcript (its head when long: truncated, continue_with names the readTranscript call), or failed with the reason. Poll it after transcribeVideo answered processing."
   },
   "transcripts.list": {
     operationId: "listTranscripts",
@@ -69,7 +126,7 @@ export const gptOperations: { readonly [contractId: string]: GptOperation } = {
     operationId: "getTranscript",
     summary: "Read a stored transcript (free)",
     description:
-      "Whole transcript in one answer: too long for a video over about 40 minutes. Prefer readTranscript, which pages. The best transcript owned (human captions, then auto, then speech recognition) unless language, source or id says which."
+      "The best transcript owned unless language, source or id says which. A long one comes as its head (truncated true) with continue_with: the readTranscript call and cursor for the rest. Prefer readTranscript, which pages."
   },
   "transcriptPages.page": {
     operationId: "readTranscript",
@@ -116,7 +173,7 @@ export const gptOperations: { readonly [contractId: string]: GptOperation } = {
     operationId: "getBatch",
     summary: "A batch and its per-video results (free)",
     description:
-      "202 while running: each video's status, without transcript data. 200 once completed, partial or failed (final), with each completed video's transcript. A finished batch can be fetched 60 times in 24 hours."
+      "202 while running: each video's status. 200 once final, with each completed video's transcript (its head when long: continue_with names the readTranscript call for the rest). A finished batch can be fetched 60 times in 24 hours."
   },
   "playlists.resolve": {
     operationId: "resolvePlaylist",
@@ -219,7 +276,7 @@ export const gptDocument = (serviceUrl: string): Json => {
       description:
         "Transcribe YouTube videos, then read and search the transcripts stored in the user's library. Costs are in credits; never start speech recognition without the user's agreement to its price."
     },
-    servers: [{ url: `${serviceUrl.replace(/\/+$/, "")}${basePath}`, description: "Verbatim" }],
+    servers: [{ url: `${serviceUrl.replace(/\/+$/, "")}${gptBasePath}`, description: "Verbatim" }],
     paths: keptPaths,
     components: {
       schemas: reachable(schemas, refsIn(keptPaths, new Set())),

@@ -1,12 +1,12 @@
 /**
  * The hot routes: GET /transcripts, GET /credits and POST /transcribe, the requests a client sends
- * most, served without HttpApi's router and endpoint machinery (issue 13: about 200 effect
- * operations of fixed cost per request, whatever the endpoint does). Each answers exactly what its
+ * most, served without HttpApi's router and endpoint machinery (about 200 effect operations of
+ * fixed cost per request, whatever the endpoint does). Each answers exactly what its
  * HttpApi endpoint answers, in the same order of checks:
  *
  * 1. authentication and the rate limit (`authorize`, the middleware's own work, with its headers);
  * 2. the query or the body, decoded with the endpoint's own schema; a rejection is the same
- *    `HttpApiDecodeError`, answered 400 `invalid_request` by `answerFailures`;
+ *    `invalid_request` in the same plain words (`Errors.invalidRequest`), answered by `answerFailures`;
  * 3. the same use case, through core's boundary (`useCase`);
  * 4. the same body and status (the success schema's encoding, or the hand encodings HttpApi's
  *    handlers already answer with).
@@ -17,11 +17,11 @@
  * repeated or odd parameter decodes the same on both paths. `apps/server/test/hot-routes.test.ts`
  * sends the same requests through both paths and requires the same answers.
  */
-import { HttpApiError, type HttpApp, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type HttpApp, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { basePath, IdempotencyHeaders, TranscriptListParams } from "@verbatim/contract"
-import { Access, Balance, Idempotency, StoredTranscripts, Transcribe } from "@verbatim/core"
-import { Api } from "@verbatim/domain"
-import { Effect, type ParseResult, Schema, Tracer } from "effect"
+import { Access, Balance, Idempotency, StoredTranscripts, Transcribe, WebSessions } from "@verbatim/core"
+import { Api, Errors } from "@verbatim/domain"
+import { Effect, Option, type ParseResult, Schema, Tracer } from "effect"
 import * as QueryString from "find-my-way-ts/QueryString"
 import { transcribeAnswer } from "./groups/transcribe.js"
 import { authorize } from "./security.js"
@@ -45,9 +45,9 @@ const decodeTranscribe = Schema.decodeUnknown(Api.TranscribeRequest)
 const decodeIdempotency = Schema.decodeUnknown(IdempotencyHeaders)
 const encodeTranscribe = Schema.encode(Api.TranscribeResponse)
 
-/** A query or body the endpoint's schema rejects, failed as HttpApi fails it. */
+/** A query or body the endpoint's schema rejects, failed in the plain words HttpApi answers with. */
 const asDecodeError = <A, R>(effect: Effect.Effect<A, ParseResult.ParseError, R>) =>
-  Effect.catchAll(effect, HttpApiError.HttpApiDecodeError.refailParseError)
+  Effect.mapError(effect, Errors.invalidRequest)
 
 /** The span attribute the router sets for a route, when a span is recording. */
 const routeAttribute = (template: string) =>
@@ -65,11 +65,12 @@ export const makeHotRoutes = Effect.gen(function* () {
   const transcripts = yield* StoredTranscripts
   const transcribe = yield* Transcribe
   const idempotency = yield* Idempotency
+  const sessions = Option.getOrUndefined(yield* Effect.serviceOption(WebSessions))
 
   const list = (request: HttpServerRequest.HttpServerRequest, query: string) =>
     Effect.gen(function* () {
       yield* routeAttribute(transcriptsPath)
-      const account = yield* authorize(access, request)
+      const account = yield* authorize(access, request, sessions)
       // Every parameter of the query is one string; a repeated one arrives as a list, and the
       // schema rejects it, as HttpApi's decoding does (which only wraps lone values of list fields).
       const params = yield* asDecodeError(decodeListParams(QueryString.parse(query)))
@@ -79,7 +80,7 @@ export const makeHotRoutes = Effect.gen(function* () {
   const credits = (request: HttpServerRequest.HttpServerRequest) =>
     Effect.gen(function* () {
       yield* routeAttribute(creditsPath)
-      const account = yield* authorize(access, request)
+      const account = yield* authorize(access, request, sessions)
       const answer = yield* useCase(balance.credits(account))
       return HttpServerResponse.unsafeJson(yield* Effect.orDie(encodeCredits(answer)))
     })
@@ -89,7 +90,7 @@ export const makeHotRoutes = Effect.gen(function* () {
   const transcribeRoute = (request: HttpServerRequest.HttpServerRequest) =>
     Effect.gen(function* () {
       yield* routeAttribute(transcribePath)
-      const account = yield* authorize(access, request)
+      const account = yield* authorize(access, request, sessions)
       const payload = yield* asDecodeError(Effect.flatMap(Effect.orDie(request.json), decodeTranscribe))
       const headers = yield* asDecodeError(decodeIdempotency(request.headers))
       const answer = yield* transcribeAnswer(transcribe, idempotency, account, headers, payload)

@@ -14,7 +14,7 @@ import {
   HttpServerRequest
 } from "@effect/platform"
 import { basePath, VerbatimApi } from "@verbatim/contract"
-import { storableInput } from "@verbatim/core"
+import { noteRequestFailure, storableInput } from "@verbatim/core"
 import { Api, type Errors } from "@verbatim/domain"
 import { Cause, Effect, Layer, Option } from "effect"
 import { boundedBody, declaresTooLarge } from "./body.js"
@@ -29,11 +29,11 @@ import {
   maxBodyBytes,
   maxJsonDepth
 } from "./failures.js"
-import { GptOpenApiRoute } from "./gpt.js"
+import { GptOpenApiRoute, gptSurface } from "./gpt.js"
 import { BatchHttp } from "./groups/batch.js"
 import { ChannelsHttp, PlaylistsHttp, RecommendationsHttp } from "./groups/collections.js"
 import { CreditsHttp } from "./groups/credits.js"
-import { HealthHttp, ReadinessFromPorts } from "./groups/health.js"
+import { HealthDetailsRoute, HealthHttp, ReadinessFromPorts } from "./groups/health.js"
 import { JobsHttp } from "./groups/jobs.js"
 import { ThemesHttp } from "./groups/themes.js"
 import { TranscribeHttp } from "./groups/transcribe.js"
@@ -44,6 +44,7 @@ import { VideosHttp } from "./groups/videos.js"
 import { makeHotRoutes } from "./hot-routes.js"
 import { MetricsRouteLive, observeRequests } from "./metrics.js"
 import { isOAuthRequest, OAuthRoutes } from "./oauth.js"
+import { readParams } from "./params.js"
 import { AuthenticationLive } from "./security.js"
 
 export const openApiPath = `${basePath}/openapi.json` as const
@@ -75,23 +76,29 @@ export const readBodiesAsJson = <E>(
       : Effect.provideService(app, HttpServerRequest.HttpServerRequest, request)
   })
 
+/** A JSON escape of a UTF-16 surrogate (`\\ud800`-`\\udfff`): the only way one reaches a body's text. */
+const surrogateEscape = /\\u[dD][89a-fA-F]/
+
 /**
- * The one string rule (core's `storableInput`): a query string or JSON body holding NUL in any
- * string answers 400 `invalid_request` naming each field, before any route decodes it. NUL reaches
+ * A query string of more than `Api.maxParamFields` fields is 400 before any is decoded (`readParams`).
+ * The one string rule (core's `storableInput`): a query string or JSON body holding NUL or an
+ * unpaired surrogate in any string answers 400 `invalid_request` naming each field, before any route decodes it. NUL reaches
  * a query only as `%00` and a JSON body only as the escape `\u0000` (a raw control character is not
- * JSON), so requests without either are not parsed a second time. Runs inside `readBodiesAsJson`,
+ * JSON), a lone surrogate only as an escape such as `\ud800` (UTF-8 cannot carry one; a query's
+ * bytes decode to U+FFFD), so requests without either are not parsed a second time. Runs inside `readBodiesAsJson`,
  * whose read of the body the route reuses.
  */
 export const refuseNulInputs = <E>(app: HttpApp.Default<E>): HttpApp.Default<E | Errors.ApiError> =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const query = request.url.indexOf("?")
-    if (query >= 0 && request.url.includes("%00", query)) {
-      yield* storableInput(Api.paramFields(new URLSearchParams(request.url.slice(query + 1))))
+    if (query >= 0) {
+      const pairs = yield* readParams(request.url.slice(query + 1))
+      if (request.url.includes("%00", query)) yield* storableInput(Api.paramFields(pairs))
     }
     if (HttpMethod.hasBody(request.method)) {
       const text = yield* Effect.orElseSucceed(request.text, () => "")
-      if (text.includes("\\u0000")) {
+      if (text.includes("\\u0000") || surrogateEscape.test(text)) {
         const parsed = Option.liftThrowable((): unknown => JSON.parse(text))()
         if (Option.isSome(parsed)) yield* storableInput(parsed.value)
       }
@@ -152,16 +159,18 @@ export const limitBodies = <E>(
   )
 }
 
-/** Answers every failure with the error body (see `failures.ts`). */
+/**
+ * Answers every failure with the error body (see `failures.ts`). A 5xx answer's cause is noted on
+ * the request (core's `noteRequestFailure`): the access log line writes it, at error level.
+ */
 export const answerFailures = <E>(app: HttpApp.Default<E>): HttpApp.Default =>
-  Effect.catchAllCause(app, (cause) =>
-    Cause.isInterruptedOnly(cause)
-      ? Effect.interrupt
-      : Option.match(answerFor(cause), {
-          onSome: (error) => Effect.succeed(errorResponse(error)),
-          onNone: () => Effect.as(Effect.logError("unexpected failure", cause), errorResponse(internalError))
-        })
-  )
+  Effect.catchAllCause(app, (cause) => {
+    if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+    const error = Option.getOrElse(answerFor(cause), () => internalError)
+    return error.status >= 500
+      ? Effect.as(noteRequestFailure(cause), errorResponse(error))
+      : Effect.succeed(errorResponse(error))
+  })
 
 /** Where the server mounts the Streamable HTTP transport of the MCP server (`@verbatim/mcp-tools`). */
 export const mcpPath = `${basePath}/gpt/mcp` as const
@@ -243,18 +252,24 @@ const policyLive = (options: ApiOptions) =>
       ? Effect.map(
           makeHotRoutes,
           (hotRouteOf) => (app: HttpApp.Default) =>
-            requestPolicy(
-              Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => hotRouteOf(request) ?? app)
+            gptSurface(
+              requestPolicy(
+                Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => hotRouteOf(request) ?? app)
+              )
             )
         )
-      : Effect.succeed(requestPolicy)
+      : Effect.succeed((app: HttpApp.Default) => gptSurface(requestPolicy(app)))
   )
 
 /** The whole application, ready to serve (or to turn into a web handler with `HttpApiBuilder.toWebHandler`). */
 export const appLive = (options: ApiOptions) =>
-  Layer.mergeAll(DocsLive, MetricsRouteLive, SignedPutRoute, policyLive(options)).pipe(
-    Layer.provideMerge(ApiLive)
-  )
+  Layer.mergeAll(
+    DocsLive,
+    MetricsRouteLive,
+    HealthDetailsRoute.pipe(Layer.provide(ReadinessFromPorts)),
+    SignedPutRoute,
+    policyLive(options)
+  ).pipe(Layer.provideMerge(ApiLive))
 
 export const AppLive = appLive({ hotRoutes: true })
 

@@ -5,28 +5,42 @@
  *   `verbatim_http_request_duration_seconds{method,route,status}` (a histogram), where `route` is
  *   the endpoint's path template (`/api/v2/transcripts/:video_id`), never the raw path, so the
  *   number of series stays bounded; a path the API does not have is `unmatched`;
- * - one log line per request (`observeRequests`): method, path, status and duration; at debug level
- *   for the probes (`/ping`, `/health`, `/metrics`), so a load balancer does not fill the log.
+ * - one log line per request (`observeRequests`): method, path, status and duration, the request's
+ *   id, the account (once authenticated) and the route template; at debug level for the probes
+ *   (`/ping`, `/health`, `/metrics`), so a load balancer does not fill the log; at error level for
+ *   any other 5xx answer, with the cause that was turned into it.
+ *
+ * Every answer carries `X-Request-Id` (the client's when valid, core's `acceptedRequestId`, else a
+ * random UUID made here), every error body `{error, message, details}` gains it as `request_id`, and
+ * every log line written while the request runs is annotated with it (`request_id`).
  *
  * The registry is `metricsRegistry` (prom-client); the server adds process metrics, queue depths and
  * credit totals to it (`apps/server/src/metrics.ts`). Recording is synchronous and allocation-light:
  * no stack trace, no extra effect per request beyond the log line.
  */
+import { randomUUID } from "node:crypto"
 import {
   HttpApi,
   HttpApiBuilder,
   type HttpApp,
+  HttpBody,
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
 import { basePath, VerbatimApi } from "@verbatim/contract"
-import { Cause, Effect, Exit, type Layer } from "effect"
+import { currentRequest, type RequestRecord, requestRecord } from "@verbatim/core"
+import { Cause, Effect, Exit, type Layer, Option } from "effect"
 import { Counter, Histogram, Registry } from "prom-client"
+import { errorResponse } from "./errors.js"
+import { answerFor, internalError } from "./failures.js"
 import { gptOpenApiPath } from "./gpt.js"
 import { mcpResourceMetadataPath, oauthPaths, oauthPreflightPaths } from "./oauth.js"
+import { paramFieldsRead } from "./params.js"
+import { webRoutes } from "./web-session.js"
 
 /** Every metric of this process. */
 export const metricsRegistry = new Registry()
+metricsRegistry.registerMetric(paramFieldsRead)
 
 export const metricsPath = "/metrics" as const
 
@@ -77,10 +91,11 @@ const oauthRoutes: ReadonlyArray<readonly [string, string]> = [
   ...oauthPreflightPaths.map((path) => ["OPTIONS", path] as const)
 ]
 
-/** Routes served beside the contract's endpoints: docs, metrics, uploads, GPT and MCP, OAuth. */
+/** Routes served beside the contract's endpoints: docs, metrics, uploads, GPT and MCP, OAuth, the web library. */
 const extraRoutes: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/docs"],
   ["GET", metricsPath],
+  ["GET", "/health/details"],
   ["GET", `${basePath}/openapi.json`],
   ["PUT", `${basePath}/uploads/files/:token`],
   ["GET", gptOpenApiPath],
@@ -88,7 +103,8 @@ const extraRoutes: ReadonlyArray<readonly [string, string]> = [
   ["GET", `${basePath}/gpt/mcp`],
   ["DELETE", `${basePath}/gpt/mcp`],
   ["OPTIONS", `${basePath}/gpt/mcp`],
-  ...oauthRoutes
+  ...oauthRoutes,
+  ...webRoutes
 ]
 
 const routesByMethod = (() => {
@@ -128,7 +144,12 @@ const signedPutPath = `${basePath}/uploads/files/`
 export const loggedUrl = (url: string): string =>
   url.startsWith(signedPutPath) ? `${signedPutPath}<token>` : url
 
-const probes: ReadonlySet<string> = new Set(["/api/v2/ping", "/api/v2/health", metricsPath])
+const probes: ReadonlySet<string> = new Set([
+  "/api/v2/ping",
+  "/api/v2/health",
+  "/health/details",
+  metricsPath
+])
 
 /** Records one answered request in the metrics. */
 export const recordRequest = (method: string, route: string, status: number, seconds: number): void => {
@@ -137,32 +158,92 @@ export const recordRequest = (method: string, route: string, status: number, sec
   httpDuration.observe(labels, seconds)
 }
 
+/** The header that carries a request's id, both ways. */
+export const requestIdHeader = "x-request-id" as const
+
+const utf8 = new TextDecoder()
+
+/** Whether a parsed body is the API's error body `{error, message, details}`. */
+const isErrorBody = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" &&
+  value !== null &&
+  !Array.isArray(value) &&
+  typeof (value as Record<string, unknown>).error === "string" &&
+  typeof (value as Record<string, unknown>).message === "string" &&
+  typeof (value as Record<string, unknown>).details === "object"
+
 /**
- * The server middleware: records each request's metrics and writes its one log line (method, path,
- * status, milliseconds; `http.*` annotations for JSON logs).
+ * The answer with the request's id: the `X-Request-Id` header, and `request_id` added to an error
+ * body `{error, message, details}` (wherever it was made: handlers, the policy, the MCP route).
+ */
+export const stampRequestId = (
+  response: HttpServerResponse.HttpServerResponse,
+  id: string
+): HttpServerResponse.HttpServerResponse => {
+  const stamped = HttpServerResponse.setHeader(response, requestIdHeader, id)
+  const body = response.body
+  if (response.status < 400 || body._tag !== "Uint8Array" || !body.contentType.startsWith("application/json"))
+    return stamped
+  const parsed = Option.liftThrowable((): unknown => JSON.parse(utf8.decode(body.body)))()
+  return Option.isSome(parsed) && isErrorBody(parsed.value)
+    ? HttpServerResponse.setBody(
+        stamped,
+        HttpBody.unsafeJson({ ...parsed.value, request_id: id }, body.contentType)
+      )
+    : stamped
+}
+
+/**
+ * What a failure that reached the outermost middleware answers (the routes' own policy answers
+ * nearly all of them first): a known one its error body, anything else 500 `internal_error`, its
+ * cause kept on the request for the access log line.
+ */
+const answerLeftovers = (record: RequestRecord) => (cause: Cause.Cause<unknown>) => {
+  if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+  const error = Option.getOrElse(answerFor(cause), () => internalError)
+  if (error.status >= 500) record.failure = cause
+  return Effect.succeed(errorResponse(error))
+}
+
+/** The access log line's fields: `http.*` for machines, the request's id and account. */
+const accessFields = (record: RequestRecord, method: string, route: string, status: number, ms: number) => ({
+  request_id: record.id,
+  ...(record.accountId === undefined ? {} : { "account.id": record.accountId }),
+  "http.method": method,
+  "http.route": route,
+  "http.status": status,
+  "http.duration_ms": Math.round(ms * 10) / 10
+})
+
+/**
+ * The server middleware: gives the request its id (kept on every answer, error body and log line),
+ * records its metrics and writes its one log line (method, path, status, milliseconds; the request
+ * id, account, route and status as fields), at error with the cause for a 5xx answer.
  */
 export const observeRequests = (app: HttpApp.Default): HttpApp.Default =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const start = performance.now()
-    return Effect.onExit(app, (exit) => {
-      const status = Exit.isSuccess(exit)
-        ? exit.value.status
-        : Cause.isInterruptedOnly(exit.cause)
-          ? 499
-          : 500
+    const record = requestRecord(request.headers[requestIdHeader], randomUUID)
+    const answered = app.pipe(
+      Effect.catchAllCause(answerLeftovers(record)),
+      Effect.map((response) => stampRequestId(response, record.id)),
+      Effect.locally(currentRequest, record),
+      Effect.annotateLogs("request_id", record.id)
+    )
+    return Effect.onExit(answered, (exit) => {
+      const status = Exit.isSuccess(exit) ? exit.value.status : 499
       const ms = performance.now() - start
       const route = routeTemplate(request.method, request.url)
       recordRequest(request.method, route, status, ms / 1000)
       const line = `${request.method} ${loggedUrl(request.url)} ${status} ${ms.toFixed(1)}ms`
-      const annotations = {
-        "http.method": request.method,
-        "http.route": route,
-        "http.status": status,
-        "http.duration_ms": Math.round(ms * 10) / 10
-      }
-      return (probes.has(route) ? Effect.logDebug(line) : Effect.logInfo(line)).pipe(
-        Effect.annotateLogs(annotations)
-      )
+      const written = probes.has(route)
+        ? Effect.logDebug(line)
+        : status >= 500
+          ? record.failure === undefined
+            ? Effect.logError(line)
+            : Effect.logError(line, record.failure)
+          : Effect.logInfo(line)
+      return written.pipe(Effect.annotateLogs(accessFields(record, request.method, route, status, ms)))
     })
   })
 

@@ -37,7 +37,8 @@ import { Api, Errors, Webhook } from "@verbatim/domain"
 import { Effect, Either, Option } from "effect"
 import { boundedText } from "./body.js"
 import { errorResponse } from "./errors.js"
-import { bodyTooLargeFor, maxBodyBytes } from "./failures.js"
+import { bodyTooLargeFor } from "./failures.js"
+import { readParams } from "./params.js"
 
 export const oauthPaths = {
   protectedResource: "/.well-known/oauth-protected-resource",
@@ -124,7 +125,19 @@ const serverError = HttpServerResponse.unsafeJson(
 /** The body as text, at most `limit` bytes (over it: 413 with the API's error body, as every route). */
 const bodyTextOf = (limit: number) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => boundedText(request, limit))
-const bodyText = bodyTextOf(maxBodyBytes)
+/**
+ * A form body's limit: OAuth's forms carry a few short fields (codes, tokens, a verifier), so more
+ * is refused (413) before it is read, and `readParams` bounds the fields of what is read.
+ */
+export const formBodyBytes = 16 * 1024
+const bodyText = bodyTextOf(formBodyBytes)
+
+/** A form's or query's pairs, past the field bound refused as OAuth's `invalid_request` (400). */
+const boundedPairs = (text: string) =>
+  Effect.mapError(
+    readParams(text),
+    (refused) => new OAuthError({ error: "invalid_request", description: refused.message, status: 400 })
+  )
 
 /**
  * The one string rule of every entry point (core's `storableInput`) in OAuth's words: a field
@@ -140,12 +153,13 @@ const storableFields = (
   )
 
 /** A form body's fields (the first value of each), refused when any holds NUL. */
-const formFields = Effect.flatMap(bodyText, (text) => {
-  const params = new URLSearchParams(text)
-  const fields: Record<string, string> = {}
-  for (const [name, value] of params) if (!(name in fields)) fields[name] = value
-  return Effect.as(storableFields(Api.paramFields(params)), fields)
-})
+const formFields = Effect.flatMap(bodyText, (text) =>
+  Effect.flatMap(boundedPairs(text), (params) => {
+    const fields: Record<string, string> = {}
+    for (const [name, value] of params) if (!Object.hasOwn(fields, name)) fields[name] = value
+    return Effect.as(storableFields(Api.paramFields(params)), fields)
+  })
+)
 
 const field = (fields: Record<string, string>, name: string): string | undefined => {
   const value = fields[name]
@@ -397,9 +411,13 @@ export const OAuthRoutes = HttpApiBuilder.Router.use((router) =>
     const authorizeGet = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const url = Option.getOrElse(HttpServerRequest.toURL(request), () => new URL(request.url, issuer))
-      const storable = yield* Effect.either(storableFields(Api.paramFields(url.searchParams)))
+      const storable = yield* Effect.either(
+        Effect.flatMap(boundedPairs(url.search.slice(1)), (pairs) =>
+          Effect.as(storableFields(Api.paramFields(pairs)), pairs)
+        )
+      )
       if (Either.isLeft(storable)) return errorPage(storable.left)
-      const fields = Object.fromEntries(url.searchParams)
+      const fields = Object.fromEntries(storable.right)
       const params = authorizationRequest(fields)
       return yield* oauth.checkAuthorization(params).pipe(
         Effect.map((checked) => signInPage(params, checked)),

@@ -3,7 +3,10 @@
  *
  * 1. The `Authorization` header must read `Bearer <API key>`; `Access.authenticate` turns the key
  *    into the account (401 `invalid_api_key` when missing, malformed, unknown or revoked; every 401
- *    carries `WWW-Authenticate: Bearer`).
+ *    carries `WWW-Authenticate: Bearer`). A request without that header may instead carry the web
+ *    library's session cookie (`web-session.ts`), where the server provides core's `WebSessions`:
+ *    the session's account, and for any method but GET, HEAD and OPTIONS the session's CSRF token
+ *    in `X-CSRF-Token` (403 `forbidden` without it).
  * 2. core's `admit` takes one request from the account's bucket (all its keys share it).
  *    Every response to an authenticated request, success or error, carries `RateLimit-Limit`,
  *    `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the bucket is full again); a refused
@@ -11,10 +14,18 @@
  */
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Authentication } from "@verbatim/contract"
-import { Access, type Account, admit, type RateVerdict } from "@verbatim/core"
+import {
+  Access,
+  type Account,
+  admit,
+  noteRequestAccount,
+  type RateVerdict,
+  WebSessions
+} from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { useCase } from "./use-case.js"
+import { csrfHeader, sessionTokenOf } from "./web-session.js"
 
 /** The headers that report the account's rate limit after a request. */
 export const rateLimitHeaders = (verdict: RateVerdict): Record<string, string> => ({
@@ -49,33 +60,59 @@ export const bearerKey = (header: string | undefined): Effect.Effect<string | un
 }
 
 /**
- * The account of the request's bearer key, its request taken from the account's rate limit: the
- * authentication middleware's work, shared with the hot routes (`hot-routes.ts`). The rate-limit
- * headers (and `WWW-Authenticate` on a 401) are added to whatever the request answers.
+ * The account of the request's credential: its session when it carries no `Authorization` header
+ * but a session cookie (and `sessions` is given), else its bearer key.
+ */
+const credentialOf = (
+  access: Access["Type"],
+  request: HttpServerRequest.HttpServerRequest,
+  sessions: WebSessions["Type"] | undefined
+): Effect.Effect<Account, Errors.ApiError> => {
+  const token = sessions === undefined ? undefined : sessionTokenOf(request)
+  if (sessions !== undefined && token !== undefined && request.headers.authorization === undefined) {
+    return useCase(
+      Effect.map(
+        sessions.authenticate(token, { method: request.method, csrfToken: request.headers[csrfHeader] }),
+        (session) => session.account
+      )
+    )
+  }
+  return Effect.flatMap(bearerKey(request.headers.authorization), (key) => useCase(access.authenticate(key)))
+}
+
+/**
+ * The account of the request's bearer key (or web session), its request taken from the account's
+ * rate limit: the authentication middleware's work, shared with the hot routes (`hot-routes.ts`)
+ * and the web library's routes. The rate-limit headers (and `WWW-Authenticate` on a 401) are added
+ * to whatever the request answers.
  */
 export const authorize = (
   access: Access["Type"],
-  request: HttpServerRequest.HttpServerRequest
+  request: HttpServerRequest.HttpServerRequest,
+  sessions?: WebSessions["Type"] | undefined
 ): Effect.Effect<Account, Errors.ApiError> =>
   Effect.gen(function* () {
-    const account = yield* bearerKey(request.headers.authorization).pipe(
-      Effect.flatMap((key) => useCase(access.authenticate(key))),
+    const account = yield* credentialOf(access, request, sessions).pipe(
       Effect.tapError((error) =>
         error.code === "invalid_api_key"
           ? addHeaders({ "www-authenticate": 'Bearer realm="verbatim"' })
           : Effect.void
       )
     )
+    // The access log line names the account from here on, whatever the request answers.
+    yield* noteRequestAccount(account.id)
     yield* admit(access, account, 1, (verdict) => addHeaders(rateLimitHeaders(verdict)))
     return account
   })
 
 export const AuthenticationLive: Layer.Layer<Authentication, never, Access> = Layer.effect(
   Authentication,
-  Effect.map(Access, (access) =>
-    Authentication.of({
+  Effect.gen(function* () {
+    const access = yield* Access
+    const sessions = Option.getOrUndefined(yield* Effect.serviceOption(WebSessions))
+    return Authentication.of({
       bearer: () =>
-        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => authorize(access, request))
+        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => authorize(access, request, sessions))
     })
-  )
+  })
 )

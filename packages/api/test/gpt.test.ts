@@ -78,7 +78,7 @@ describe("GPT Actions document", () => {
     expect(response.status).toBe(200)
     const document = (await response.json()) as Document
     // The contract alone has no ServiceUrl: the request's origin stands in.
-    expect(document.servers).toEqual([{ url: "http://verbatim.test/api/v2", description: "Verbatim" }])
+    expect(document.servers).toEqual([{ url: "http://verbatim.test/api/v2/gpt", description: "Verbatim" }])
     expect(operations(document).map((op) => [op.method, op.path, op.operationId])).toEqual(
       expect.arrayContaining(expected)
     )
@@ -87,7 +87,7 @@ describe("GPT Actions document", () => {
 
   it("keeps to the Actions limits: operation ids, summaries and descriptions, at most 30 operations", () => {
     const document = gptDocument("https://verbatim.example/") as unknown as Document
-    expect(document.servers[0]?.url).toBe("https://verbatim.example/api/v2")
+    expect(document.servers[0]?.url).toBe("https://verbatim.example/api/v2/gpt")
     const all = operations(document)
     expect(all.length).toBeLessThanOrEqual(gptLimits.operations)
     expect(new Set(all.map((op) => op.operationId)).size).toBe(all.length)

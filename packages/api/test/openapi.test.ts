@@ -36,7 +36,7 @@ const specPaths = [
   "/recommendations/videos"
 ]
 
-/** Paths beyond the spec's (additive): the paged read GPT Actions use and the free look at a video (issue 26). */
+/** Paths beyond the spec's (additive): the paged read GPT Actions use and the free look at a video. */
 const ourPaths = ["/transcripts/{video_id}/pages", "/videos/info"]
 
 interface Document {
@@ -60,12 +60,24 @@ describe("OpenAPI document", () => {
     expect(document.info).toMatchObject({ title: "Transcript Service API", version: "2.1.0" })
     expect(title).toBe(document.info.title)
     expect(version).toBe(document.info.version)
-    expect(document.servers).toEqual([{ url: "/api/v2", description: "This server" }])
+    // Templated, so tools that ignore relative server URLs (Prism) can use it.
+    expect(document.servers).toEqual([
+      {
+        url: "{origin}/api/v2",
+        description: "A Verbatim server",
+        variables: {
+          origin: {
+            default: "http://localhost:3000",
+            description: "The server's origin: scheme, host and port"
+          }
+        }
+      }
+    ])
     expect(Object.keys(document.paths).sort()).toEqual([...specPaths, ...ourPaths].sort())
     expect(document).toEqual(JSON.parse(JSON.stringify(OpenApi.fromApi(VerbatimApi))))
   })
 
-  it("has no built-in decode error: every error is { error, message, details } and nothing else", () => {
+  it("has no built-in decode error: every error is { error, message, details, request_id? } and nothing else", () => {
     const document = OpenApi.fromApi(VerbatimApi) as unknown as Document
     const text = JSON.stringify(document)
     expect(text).not.toContain("HttpApiDecodeError")
@@ -89,15 +101,22 @@ describe("OpenAPI document", () => {
     for (const [, schema] of errorSchemas) {
       expect(schema).toMatchObject({
         type: "object",
-        required: ["error", "message", "details"],
-        additionalProperties: false
+        required: ["error", "message", "details"]
       })
       expect(Object.keys((schema as { properties: object }).properties).sort()).toEqual([
         "details",
         "error",
-        "message"
+        "message",
+        "request_id"
       ])
     }
+  })
+
+  it("no schema says additionalProperties: false: unknown request fields are ignored and responses may gain fields", () => {
+    const text = JSON.stringify(OpenApi.fromApi(VerbatimApi))
+    expect(text).not.toContain('"additionalProperties":false')
+    // Free-form objects still say they are open.
+    expect(text).toContain('"additionalProperties":true')
   })
 
   it("every endpoint but /ping and /health needs the bearer key and documents 401 and 429", () => {

@@ -41,10 +41,15 @@ describe("an unreachable database", () => {
 })
 
 describe("GET /health (readiness)", () => {
-  it("answers 200 ready with the database, the queue and the speech engine, without a key", async () => {
+  it("answers 200 ready with its time only, without a key; the detail is on /health/details", async () => {
     const response = await call("/api/v2/health")
     expect(response.status).toBe(200)
-    expect(response.json).toEqual({
+    // The public answer is the spec's health response: nothing about the dependencies or engines.
+    expect(response.json).toEqual({ status: "ready", timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) })
+    expect(response.headers.get("retry-after")).toBeNull()
+    const details = await call("/health/details")
+    expect(details.status).toBe(200)
+    expect(details.json).toEqual({
       status: "ready",
       checked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       database: { status: "up", latency_ms: expect.any(Number) },
@@ -52,19 +57,22 @@ describe("GET /health (readiness)", () => {
       speech: { status: "off", engine: "none" },
       video_platform: { status: "none" }
     })
-    expect(response.headers.get("retry-after")).toBeNull()
   })
 
   it("answers 503 unavailable with Retry-After while the database is down; /ping stays 200", async () => {
     stubHealth.databaseDown = true
     const response = await call("/api/v2/health")
     expect(response.status).toBe(503)
-    expect(response.json).toMatchObject({
+    expect(response.json).toEqual({ status: "unavailable", timestamp: expect.any(String) })
+    expect(response.headers.get("retry-after")).toBe("5")
+    const details = await call("/health/details")
+    expect(details.status).toBe(503)
+    expect(details.json).toMatchObject({
       status: "unavailable",
       database: { status: "down", error: "unreachable or not answering" },
       queue: { status: "up" }
     })
-    expect(response.headers.get("retry-after")).toBe("5")
+    expect(details.headers.get("retry-after")).toBe("5")
     expect((await call("/api/v2/ping")).status).toBe(200)
   })
 })

@@ -224,6 +224,7 @@ export const chosen: ChosenTranscript = {
     segments,
     has_timestamps: true,
     source_kind: "manual",
+    translated_from: null,
     video_title: "A title",
     summary: null,
     mind_map: null

@@ -29,6 +29,7 @@ describe("transcript list answers", () => {
       video_title: null,
       language: "en",
       source_kind: "manual",
+      translated_from: null,
       status: "succeeded",
       created_at: "2026-10-03T12:00:00.000Z",
       word_count: 2,

@@ -1,7 +1,7 @@
 /**
  * `VerbatimApi`: the Transcript Service API v2 as one `HttpApi`, the single source of the server's
- * routes, the typed client and the OpenAPI document. Each group lives in `groups/` beside its
- * handlers; every path starts with `/api/v2`.
+ * routes, the typed client and the OpenAPI document. Each group is declared in `groups/`; its
+ * handlers are `@verbatim/api`'s (`src/groups/`). Every path starts with `/api/v2`.
  */
 import { HttpApi, OpenApi } from "@effect/platform"
 import { apiId } from "./base.js"

@@ -1,5 +1,7 @@
 /**
- * Error responses. Every error body is exactly `{ error, message, details }` (no `_tag`), and the
+ * Error responses. Every error body is `{ error, message, details, request_id }` (no `_tag`;
+ * `request_id` is added by the server to every answer it gives, so the schemas decode it as
+ * optional and never encode it), and the
  * HTTP status follows the code (`Errors.statusOf`). One schema per status: its wire form is the
  * body with `error` restricted to the codes of that status, its decoded form the domain's
  * `ApiError`, so handlers fail with `ApiError` and the typed client gets `ApiError` back.
@@ -16,7 +18,14 @@ const bodyFor = (codes: ReadonlyArray<Errors.ErrorCode>) =>
   Schema.Struct({
     error: Schema.Literal(...codes),
     message: Schema.String,
-    details: Api.FreeFormObject
+    details: Api.FreeFormObject,
+    request_id: Schema.optionalWith(
+      Schema.String.annotations({
+        description:
+          "The request's id, also in the X-Request-Id header of every answer: the client's X-Request-Id when it is 1 to 128 characters of letters, digits and . _ ~ : + = / @ -, else one the server made. Quote it when reporting a problem."
+      }),
+      { exact: true }
+    )
   })
 
 /**
@@ -31,6 +40,7 @@ export interface ErrorWire {
   readonly error: Errors.ErrorCode
   readonly message: string
   readonly details: { readonly [key: string]: unknown }
+  readonly request_id?: string
 }
 
 /** The error schema of one HTTP status: `ApiError` on the inside, the error body on the wire. */

@@ -1,7 +1,9 @@
 /**
  * Touches applied to the generated OpenAPI document:
  * - paths are written relative to `{base_url}` (`/ping`, not `/api/v2/ping`), as the spec writes
- *   them, with `servers: [{ url: "/api/v2" }]`;
+ *   them, with one templated server, `{origin}/api/v2` (tools such as Prism ignore a relative URL);
+ * - objects are open: no `additionalProperties: false`. The server ignores unknown request fields,
+ *   and a response may gain fields (additive changes), so a validating client must not refuse them;
  * - the platform's built-in `HttpApiDecodeError` is removed (and a 400 response that could only
  *   carry it): the server answers every rejected request with the API's own 400 body
  *   (`invalid_request`), described by the error schema left in its place;
@@ -269,13 +271,37 @@ const withParameters =
       ? { ...operation, parameters: operation.parameters.map(cleanParameter(path)) }
       : operation
 
-export const transformDocument = (document: Json): Json => {
+/** The document's server: the API under the origin a tool is pointed at (`http://localhost:3000` by default). */
+export const documentServers = [
+  {
+    url: `{origin}${basePath}`,
+    description: "A Verbatim server",
+    variables: {
+      origin: { default: "http://localhost:3000", description: "The server's origin: scheme, host and port" }
+    }
+  }
+]
+
+/** Every object schema open to fields it does not name: `additionalProperties: false` dropped. */
+const open = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(open)
+  if (!isObject(value)) return value
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, item]) => !(key === "additionalProperties" && item === false))
+      .map(([key, item]) => [key, open(item)])
+  )
+}
+
+export const transformDocument = (document: Json): Json => open(relocate(document)) as Json
+
+const relocate = (document: Json): Json => {
   const components = isObject(document.components) ? document.components : {}
   const schemas = isObject(components.schemas) ? components.schemas : {}
   const paths = isObject(document.paths) ? document.paths : {}
   const relocated: Json = {
     ...document,
-    servers: [{ url: basePath, description: "This server" }],
+    servers: documentServers,
     security: [{ bearer: [] }],
     paths: Object.fromEntries(
       Object.entries(paths).map(([path, item]) => [

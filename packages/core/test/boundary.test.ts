@@ -138,7 +138,7 @@ describe("storableInput", () => {
           storableInput({ client_name: "a\u0000", redirect_uris: ["https://example.com/cb", "x\u0000"] })
         )
         expect([error.code, error.status]).toEqual(["invalid_request", 400])
-        expect(error.message).toMatch(/^client_name: /)
+        expect(error.message).toMatch(/^client_name must not contain the NUL character/)
         expect(error.details.issues).toEqual([
           { path: ["client_name"], message: expect.any(String) },
           { path: ["redirect_uris", 1], message: expect.any(String) }

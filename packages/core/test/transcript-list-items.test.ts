@@ -18,9 +18,15 @@ const encodeItem = Schema.encodeSync(Api.TranscriptListItem)
 /** The list item through the schemas alone: every key renamed as the API names it, nothing by hand. */
 const bySchema = (stored: typeof Stored.Type): Api.TranscriptListItem => {
   const { accountId: _, ...encoded } = Schema.encodeSync(Stored)(stored)
-  return Schema.decodeUnknownSync(Api.TranscriptListItem)(
-    Object.fromEntries(Object.entries(encoded).map(([key, value]) => [Str.camelToSnake(key), value]))
-  )
+  // An original has no `translatedFrom` in the record; the API names it as null.
+  return Schema.decodeUnknownSync(Api.TranscriptListItem)({
+    translated_from: null,
+    ...Object.fromEntries(
+      Object.entries(encoded)
+        .filter(([, value]) => value !== undefined)
+        .map(([key, value]) => [Str.camelToSnake(key), value])
+    )
+  })
 }
 
 describe("transcript list items", () => {

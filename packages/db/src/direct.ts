@@ -1,5 +1,5 @@
 /**
- * The hot statements' direct lane (issue 13): a statement sent straight to the node-postgres pool
+ * The hot statements' direct lane: a statement sent straight to the node-postgres pool
  * under the `SqlClient`, in one `Effect.async`, its rows as the driver gives them (no name
  * transform, as `withoutTransform`).
  *

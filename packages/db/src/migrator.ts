@@ -49,10 +49,28 @@ const ensureMigrationsTable = Effect.gen(function* () {
 
 const run = Migrator.make({})
 
+/** The highest migration of a set, as `NNNN_name` (`none` for an empty set). */
+const newestOf = (entries: ReadonlyArray<readonly [number, string]>): string => {
+  const newest = entries.reduce<readonly [number, string] | undefined>(
+    (best, entry) => (best === undefined || entry[0] > best[0] ? entry : best),
+    undefined
+  )
+  return newest === undefined ? "none" : `${String(newest[0]).padStart(4, "0")}_${newest[1]}`
+}
+
+/**
+ * Why a database whose schema has migrations this build does not know (a newer build migrated it)
+ * cannot be used by this build: it would read and write tables it does not understand.
+ */
+export const schemaTooNewMessage = (database: string, build: string): string =>
+  `the database's schema is at migration ${database}, newer than this build knows (${build}): run the build that migrated it (or a newer one), or restore a backup taken before that upgrade`
+
 /**
  * Applies the migrations not applied yet, in one transaction holding an exclusive lock on the
- * migrations table (concurrent runs wait, then find nothing to do). Returns what it applied.
- * A failing migration rolls everything back and fails with a `MigrationError` (reason `failed`).
+ * migrations table (concurrent runs wait, then find nothing to do), logging each one it applies and
+ * the schema it leaves. Returns what it applied. A failing migration rolls everything back and fails
+ * with a `MigrationError` (reason `failed`); a database with a migration newer than any of
+ * `migrations` fails with one of reason `bad-state` naming both versions, before anything is applied.
  */
 export const runMigrations = (
   migrations: Migrations
@@ -66,8 +84,27 @@ export const runMigrations = (
       })
     }
     yield* ensureMigrationsTable
+    const sql = yield* SqlClient.SqlClient
+    const known = Object.keys(migrations).flatMap((key) => {
+      const match = keyPattern.exec(key)
+      return match === null ? [] : [[Number(match[1]), match[2] ?? ""] as const]
+    })
+    const newestKnown = Math.max(0, ...known.map(([id]) => id))
+    const present = (yield* sql<{
+      readonly id: number
+      readonly name: string
+    }>`SELECT migration_id AS id, name FROM ${sql(migrationsTable)}`).map(
+      (row) => [Number(row.id), row.name] as const
+    )
+    const unknown = present.filter(([id]) => id > newestKnown)
+    if (unknown.length > 0) {
+      return yield* new Migrator.MigrationError({
+        reason: "bad-state",
+        message: schemaTooNewMessage(newestOf(present), newestOf(known))
+      })
+    }
     // The Migrator turns a failing migration into a defect; bring it back as a typed failure.
-    return yield* run({
+    const applied = yield* run({
       loader: Migrator.fromRecord(Record.map(migrations, Effect.asVoid)),
       table: migrationsTable
     }).pipe(
@@ -75,6 +112,17 @@ export const runMigrations = (
         defect instanceof Migrator.MigrationError ? Option.some(Effect.fail(defect)) : Option.none()
       )
     )
+    for (const [id, name] of applied) {
+      yield* Effect.logInfo(`migration ${String(id).padStart(4, "0")}_${name} applied`).pipe(
+        Effect.annotateLogs({ "migration.id": id, "migration.name": name })
+      )
+    }
+    yield* Effect.logInfo(
+      applied.length === 0
+        ? `database schema at ${newestOf(present)}: up to date`
+        : `database schema at ${newestOf([...present, ...applied])}: ${applied.length} migration${applied.length === 1 ? "" : "s"} applied`
+    ).pipe(Effect.annotateLogs({ "migration.applied": applied.length }))
+    return applied
   }).pipe(Effect.withSpan("verbatim.db.runMigrations"))
 
 /** Runs the migrations when the layer is built. */

@@ -17,7 +17,8 @@ import type {
   Transactor,
   Transcripts,
   Uploads,
-  WebhookDeliveries
+  WebhookDeliveries,
+  WebSessionStore
 } from "@verbatim/core"
 import { type ConfigError, Layer } from "effect"
 import * as AccountChangesSql from "./account-changes.js"
@@ -34,6 +35,7 @@ import * as OAuthSql from "./repositories/oauth.js"
 import * as ThemesSql from "./repositories/themes.js"
 import * as TranscriptsSql from "./repositories/transcripts.js"
 import * as UploadsSql from "./repositories/uploads.js"
+import * as WebSessionsSql from "./repositories/web-sessions.js"
 import * as WebhookDeliveriesSql from "./repositories/webhook-deliveries.js"
 import * as TransactorSql from "./transactor.js"
 
@@ -52,6 +54,7 @@ export type Repositories =
   | IdempotencyKeys
   | OAuthStore
   | ThemesStore
+  | WebSessionStore
 
 /** The repositories over the `SqlClient` in context (which must hold the migrated schema). */
 export const RepositoriesLive: Layer.Layer<
@@ -70,7 +73,8 @@ export const RepositoriesLive: Layer.Layer<
   CollectionsSql.layer,
   IdempotencySql.layer,
   OAuthSql.layer,
-  ThemesSql.layer
+  ThemesSql.layer,
+  WebSessionsSql.layer
 )
 
 /** Applies Verbatim's migrations to the `SqlClient` in context when built. */

@@ -12,7 +12,7 @@
  * lane is the direct lane's (`direct.ts`): rows as the driver gives them, columns named as the row's
  * fields in SQL.
  *
- * Measured on this machine (issue 13): the three statements of an owned POST /transcribe took
+ * Measured (`bench/RESULTS.md`): the three statements of an owned POST /transcribe took
  * 1.57 ms unnamed and 0.84 ms prepared.
  */
 import { createHash } from "node:crypto"

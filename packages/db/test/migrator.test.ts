@@ -4,7 +4,7 @@
  */
 import * as SqlClient from "@effect/sql/SqlClient"
 import { expect } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Effect, Exit, HashMap, Logger } from "effect"
 import { type Migrations, migrationsTable, runMigrations } from "../src/migrator.js"
 import { describeEachDatabase } from "./harness.js"
 
@@ -28,6 +28,25 @@ const recorded = Effect.flatMap(
 const first: Migrations = {
   "0002_seed_alpha": statement("INSERT INTO alpha VALUES (1), (2)"),
   "0001_create_alpha": statement("CREATE TABLE alpha (id int PRIMARY KEY)")
+}
+
+/** Runs `effect` with its log lines captured as `[message, annotations]`. */
+const withLines = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const lines: Array<readonly [string, Record<string, unknown>]> = []
+    const capture = Logger.make(({ message, annotations }) => {
+      lines.push([
+        (Array.isArray(message) ? message : [message]).join(" "),
+        Object.fromEntries(HashMap.toEntries(annotations))
+      ])
+    })
+    const result = yield* effect.pipe(Effect.provide(Logger.replace(Logger.defaultLogger, capture)))
+    return { result, lines }
+  })
+
+const deltas: Migrations = {
+  "0901_create_delta": statement("CREATE TABLE delta (id int PRIMARY KEY)"),
+  "0902_seed_delta": statement("INSERT INTO delta VALUES (1)")
 }
 
 describeEachDatabase("migrator", (it) => {
@@ -99,6 +118,49 @@ describeEachDatabase("migrator", (it) => {
       expect(error.message).toContain("create_epsilon")
       expect(yield* exists("delta")).toBe(false)
     })
+  )
+
+  // Last: they leave migrations above every other test's in the suite's database.
+  it.effect("logs each migration it applies and the schema it leaves", () =>
+    Effect.gen(function* () {
+      const applied = yield* withLines(runMigrations(deltas))
+      expect(applied.lines.map(([message]) => message)).toEqual([
+        "migration 0901_create_delta applied",
+        "migration 0902_seed_delta applied",
+        "database schema at 0902_seed_delta: 2 migrations applied"
+      ])
+      expect(applied.lines[0]?.[1]).toEqual({ "migration.id": 901, "migration.name": "create_delta" })
+      const again = yield* withLines(runMigrations(deltas))
+      expect(again.lines.map(([message]) => message)).toEqual([
+        "database schema at 0902_seed_delta: up to date"
+      ])
+    })
+  )
+
+  it.effect(
+    "refuses a database whose schema is newer than the build knows, naming both, applying nothing",
+    () =>
+      Effect.gen(function* () {
+        const newer = {
+          ...first,
+          "0907_delta_label": statement("ALTER TABLE delta ADD COLUMN label text")
+        }
+        yield* runMigrations(newer)
+        // An older build (it knows 0001 and 0002 only, plus one of its own that must not be applied).
+        const older = { ...deltas, "0903_gamma": statement("CREATE TABLE gamma (id int)") }
+        const refused = yield* Effect.exit(runMigrations(older))
+        expect(refused).toEqual(
+          Exit.fail(
+            expect.objectContaining({
+              reason: "bad-state",
+              message: expect.stringContaining(
+                "the database's schema is at migration 0907_delta_label, newer than this build knows (0903_gamma)"
+              )
+            })
+          )
+        )
+        expect(yield* exists("gamma")).toBe(false)
+      })
   )
 })
 

@@ -7,11 +7,12 @@
  *   given (over Streamable HTTP the POST's account, its JSON-RPC requests already taken from the
  *   rate limit; on stdio `inProcessByKey`: the account behind the key, then one request from its rate
  *   limit per call, 429 `rate_limit_exceeded` when refused) and answered through core's boundary
- *   policy (`answer`: store and queue failures logged and answered `internal_error`). Credits are the use cases' own; the
- *   idempotent ones run through core's `Idempotency` under the REST endpoint's name, with the
- *   request encoded as the REST handler encodes it, so a key means the same on both entry points.
- * - `overHttp`: the REST API of a running server, through the typed client of `@verbatim/api`; the
- *   server authenticates, limits and charges; an idempotency key is sent as `Idempotency-Key`.
+ *   policy (`answer`: an unavailable database or queue answered `service_unavailable`, other store
+ *   failures logged and answered `internal_error`). Credits are the use cases' own; the idempotent
+ *   ones run through core's `Idempotency` under the REST endpoint's name, with the request encoded
+ *   as the REST handler encodes it, so a key means the same on both entry points.
+ * - `overHttp`: the REST API of a running server, through the typed client of `@verbatim/contract`;
+ *   the server authenticates, limits and charges; an idempotency key is sent as `Idempotency-Key`.
  *   Error bodies come back as the same `ApiError`.
  */
 import { type HttpClient, HttpClientError } from "@effect/platform"

@@ -18,6 +18,7 @@ import { TranscriptChunks } from "@verbatim/core"
 import { Api, Errors, Language, Plan, Transcript } from "@verbatim/domain"
 import { Effect, Option, Schema } from "effect"
 import { AccountOperations } from "./operations.js"
+import { provenance } from "./provenance.js"
 
 export const transcriptUriTemplate = "transcript://{video_id}/{language}"
 
@@ -67,7 +68,7 @@ export const templates: ListResourceTemplatesResult = {
 }
 
 const describe = (item: Api.TranscriptListItem): string =>
-  `${item.source_kind} transcript in ${item.language}, ${item.duration_seconds} s, ${item.word_count} words`
+  `${item.translated_from === null ? `${item.source_kind} transcript in ${item.language}` : `machine translation of ${item.translated_from} into ${item.language} (${item.source_kind})`}, ${item.duration_seconds} s, ${item.word_count} words`
 
 /** A page of the account's transcripts as resources; the cursor is the page number. */
 export const listResources = (cursor: string | undefined) =>
@@ -137,7 +138,7 @@ export const readResource = (uri: string) =>
       resourceChunk,
       TranscriptChunks.jsonRule
     )
-    const heading = `${transcript.video_title ?? transcript.video_id} (video ${transcript.video_id}, ${transcript.language}, ${transcript.source_kind})`
+    const heading = `${transcript.video_title ?? transcript.video_id} (video ${transcript.video_id}, ${provenance(transcript)})`
     const body =
       transcript.segments.length > 0
         ? Transcript.toTxt(

@@ -1,7 +1,7 @@
 /**
  * The tools served over Streamable HTTP, one Web `Request` at a time (stateless: a fresh SDK server
  * and transport per request, on the `AccountOperations` in context). The server's transport route
- * (`@verbatim/api`'s `McpHttpLive`: authentication, rate limit, Origin) calls this; the SDK's
+ * (`McpHttpLive` in `packages/api/src/mcp/`: authentication, rate limit, Origin) calls this; the SDK's
  * transport is loaded at the first MCP request (`session.ts`), not when the server starts.
  */
 import { Effect } from "effect"

@@ -1,11 +1,12 @@
 /**
- * A tool: its listing (name, title, description for a model, input and output JSON Schemas derived
- * from Effect Schemas, hints) and its call, an Effect over the account's operations that never
- * fails. Arguments holding NUL in any string are refused first, naming each field (core's
- * `storableInput`, every entry point's string rule); then they are decoded with the input schema
- * (a rejection is `invalid_request` with one issue per field, as the REST API answers); the result
- * is encoded with the output schema into `structuredContent`, with a text rendering beside it for clients that show only text. Failures
- * come back as tool errors (`isError: true`) whose text is the API's error body
+ * A tool: its listing (name, title, description for a model, the input JSON Schema derived from an
+ * Effect Schema, hints), its output schema (kept in the package, not listed: every answer is checked
+ * against it), and its call, an Effect over the account's operations that never fails. Arguments
+ * holding NUL in any string are refused first, naming each field (core's `storableInput`, every
+ * entry point's string rule); then they are decoded with the input schema (a rejection is
+ * `invalid_request` with one issue per field, as the REST API answers); the result is encoded with
+ * the output schema into `structuredContent`, with a text rendering beside it for clients that show
+ * only text. Failures come back as tool errors (`isError: true`) whose text is the API's error body
  * `{"error": code, "message": text, "details": object}`; a defect is logged and answered
  * `internal_error`.
  */
@@ -39,7 +40,7 @@ export interface McpTool {
   readonly name: string
   /**
    * What `tools/list` carries: name, title, description, input schema, hints. No output schema:
-   * every conversation pays for the listing (issue 26: 56 KB, 29 KB of it output schemas, which
+   * every conversation pays for the listing (it was 56 KB, 29 KB of it output schemas, which
    * no model vendor reads), and a model reads the text content, which says the next step.
    */
   readonly listing: Tool

@@ -46,7 +46,7 @@ describe("tools/list through the SDK client", () => {
     const gemini = vendorRules.find((rules) => rules.vendor.startsWith("Gemini"))
     const anthropic = vendorRules.find((rules) => rules.vendor === "Anthropic")
     if (gemini === undefined || anthropic === undefined) throw new Error("rules missing")
-    // get_credits' schema before issue 26 was fixed: Effect's `{}`.
+    // get_credits' schema as Effect first made it: `{}`, a union at the top.
     expect(breaches(anthropic, { type: "object", anyOf: [{ type: "object" }, { type: "array" }] })).toEqual([
       "top-level anyOf"
     ])

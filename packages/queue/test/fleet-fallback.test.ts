@@ -1,5 +1,5 @@
 /**
- * Without Redis, the fleet ports keep working on their own (issue 28): a Redis `EgressBudget` whose
+ * Without Redis, the fleet ports keep working on their own: a Redis `EgressBudget` whose
  * server cannot be reached paces by the in-process budget (the pace this process alone would keep,
  * never faster, never hung), the shared cache misses instead of failing, and each warns once, not
  * once per call. Needs no Redis server: the connection points where nothing listens.

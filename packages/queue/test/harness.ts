@@ -35,6 +35,16 @@ export const redisUrl: Option.Option<Redacted.Redacted<string>> = Option.fromNul
   process.env.REDIS_URL?.trim() || undefined
 ).pipe(Option.map(Redacted.make))
 
+/**
+ * Under `CI=true` the suites that only Redis can run are never skipped: `.ci/run` starts Redis and
+ * sets `REDIS_URL`, and a suite that runs without it fails with this error.
+ */
+export const inCi = process.env.CI === "true"
+
+export const missingRedis = new Error(
+  "REDIS_URL is not set: under CI=true the Redis suites run (.ci/run starts Redis)"
+)
+
 const basePrefix = process.env.VERBATIM_REDIS_PREFIX?.trim() || "verbatim-test:"
 
 /** A fresh prefix under `VERBATIM_REDIS_PREFIX`, and the id that names its connections. */
@@ -177,6 +187,15 @@ const redisImplementation = (url: Redacted.Redacted<string>): TestQueueImplement
         )
       })
     )
+})
+
+/**
+ * The Redis queue, for the suites only Redis can run: without `REDIS_URL` (a suite run under CI) its
+ * layer fails when built, with `missingRedis`.
+ */
+export const redisOnly: TestQueueImplementation = Option.match(redisUrl, {
+  onNone: () => ({ name: "redis", layer: () => Layer.die(missingRedis) }),
+  onSome: redisImplementation
 })
 
 /** The queues a suite runs against. */

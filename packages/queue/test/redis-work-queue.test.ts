@@ -1,6 +1,7 @@
 /**
  * What only the Redis queue faces: processes that die with an item in hand, several processes on
- * one lane, Redis losing its keys or dropping connections mid-run. Runs when `REDIS_URL` is set.
+ * one lane, Redis losing its keys or dropping connections mid-run. Runs when `REDIS_URL` is set, and
+ * always under `CI=true` (where a missing `REDIS_URL` fails it).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
@@ -9,9 +10,17 @@ import { QueueError, type WorkItem, WorkQueue } from "@verbatim/core"
 import { Context, Deferred, Duration, Effect, Exit, Layer, Option, Queue, Redacted, Stream } from "effect"
 import { Redis } from "ioredis"
 import { RedisConnection, RedisWorkQueue } from "../src/index.js"
-import { drained, eventually, freshLane, queues, redisUrl, TestQueue, testConnection } from "./harness.js"
+import {
+  drained,
+  eventually,
+  freshLane,
+  inCi,
+  redisOnly,
+  redisUrl,
+  TestQueue,
+  testConnection
+} from "./harness.js"
 
-const redis = queues.find((implementation) => implementation.name === "redis")
 const url = Option.getOrElse(redisUrl, () => Redacted.make(""))
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
 const fixture = fileURLToPath(new URL("./fixtures/stalling-consumer.ts", import.meta.url))
@@ -38,9 +47,8 @@ const waitForLine = (lines: Queue.Queue<string>, wanted: string) =>
 const lockMs = 1_000
 
 // Live clock: Redis and BullMQ keep real time (locks, stall checks), and consumers run as child processes.
-describe.skipIf(redis === undefined)("RedisWorkQueue", () => {
-  if (redis === undefined) return
-  layer(redis.layer({ lockDurationMs: lockMs, stalledIntervalMs: 500 }), {
+describe.runIf(Option.isSome(redisUrl) || inCi)("RedisWorkQueue", () => {
+  layer(redisOnly.layer({ lockDurationMs: lockMs, stalledIntervalMs: 500 }), {
     timeout: "60 seconds",
     excludeTestServices: true
   })("processes and Redis failing", (it) => {

@@ -4,37 +4,15 @@
  */
 
 import { CatalogueInvalid } from "@verbatim/demo-platform"
-import { Cause, ConfigError, Option } from "effect"
-
-const leaves = (error: ConfigError.ConfigError): ReadonlyArray<string> => {
-  switch (error._op) {
-    case "And":
-    case "Or":
-      return [...leaves(error.left), ...leaves(error.right)]
-    case "InvalidData":
-    case "MissingData":
-    case "SourceUnavailable":
-    case "Unsupported": {
-      const name = error.path.join("_")
-      const message = error.message.replace(
-        /^Expected a network port value but received (.*)$/,
-        "expected a port number from 1 to 65535, got $1"
-      )
-      return [name === "" || message.startsWith(name) ? message : `${name}: ${message}`]
-    }
-  }
-}
+import { Cause, ConfigError, Console, Effect, Option } from "effect"
+import { configErrorLines, SettingsRefused } from "./settings-check.js"
 
 /**
  * A configuration failure for the operator: each refused variable on its own line, named, with
- * what it expects (`PORT: expected a port number from 1 to 65535, got "abc"`).
+ * what it expects and the value it got (`PORT: expected a port number from 1 to 65535, got "abc"`).
  */
-export const describeConfigError = (error: ConfigError.ConfigError): string => {
-  const lines = [...new Set(leaves(error))]
-  return lines.length === 1
-    ? `invalid setting: ${lines[0]}`
-    : `invalid settings:\n${lines.map((line) => `  ${line}`).join("\n")}`
-}
+export const describeConfigError = (error: ConfigError.ConfigError): string =>
+  new SettingsRefused({ lines: configErrorLines(error) }).message
 
 const messageOf = (value: unknown): string | undefined =>
   typeof value === "object" && value !== null && "message" in value && typeof value.message === "string"
@@ -102,6 +80,7 @@ const describeDatabaseFailure = (message: string, cause: unknown): string => {
 /** One failure as a sentence: what went wrong and, where known, which setting to fix. */
 export const describeFailure = (error: unknown): string => {
   if (ConfigError.isConfigError(error)) return describeConfigError(error)
+  if (error instanceof SettingsRefused) return error.message
   if (error instanceof CatalogueInvalid) return `VERBATIM_DEMO_CATALOG: ${error.message}`
   const cause = field(error, "cause")
   if (tagOf(error) === "ServeError") {
@@ -133,3 +112,41 @@ export const describeCause = (cause: Cause.Cause<unknown>): Option.Option<string
     })
   )
 }
+
+/**
+ * Whether a failed start is told as JSON lines: the format the logger would have used
+ * (`VERBATIM_LOG_FORMAT`, read leniently here since it may itself be the setting refused).
+ */
+const failsAsJson = (env: Readonly<Record<string, string | undefined>>): boolean => {
+  const format = env.VERBATIM_LOG_FORMAT?.trim().toLowerCase()
+  return format === "json" || (format !== "pretty" && process.stdout.isTTY !== true)
+}
+
+/**
+ * Tells the operator why a process cannot run: on a terminal (`pretty`), `<who> cannot run: <why>`
+ * on stderr as before; in JSON mode (`VERBATIM_LOG_FORMAT=json`, or stdout not a terminal) one JSON
+ * object per line of the reason on stdout, at level `fatal`, like every other line of the process,
+ * so a log collector reading the container's output parses them too. Nothing for an interruption.
+ */
+export const reportStartFailure =
+  (who: string, env: Readonly<Record<string, string | undefined>> = process.env) =>
+  (cause: Cause.Cause<unknown>): Effect.Effect<void> =>
+    Option.match(describeCause(cause), {
+      onNone: () => Effect.void,
+      onSome: (text) => {
+        if (!failsAsJson(env)) return Console.error(`${who} cannot run: ${text}`)
+        // "invalid settings:" and one indented line per setting: a JSON line per setting.
+        const [first = "", ...rest] = text.split("\n")
+        const lines = first.endsWith(":") && rest.length > 0 ? rest.map((line) => line.trim()) : [text]
+        const time = new Date().toISOString()
+        return Effect.sync(() => {
+          process.stdout.write(
+            lines
+              .map(
+                (line) => `${JSON.stringify({ time, level: "fatal", msg: `${who} cannot run: ${line}` })}\n`
+              )
+              .join("")
+          )
+        })
+      }
+    })

@@ -53,13 +53,15 @@ export const heartbeat = (settings: HeartbeatSettings) =>
               .pipe(Effect.zipRight(fs.rename(`${file}.tmp`, file)))
           ),
           Effect.catchAll((error) =>
-            Effect.logWarning("worker heartbeat skipped: a dependency or the heartbeat file failed", {
-              file,
-              error: typeof error === "string" ? error : error.message
-            })
+            Effect.logWarning(
+              `worker heartbeat skipped: ${typeof error === "string" ? error : error.message}`
+            ).pipe(Effect.annotateLogs({ file }))
           )
         )
-        yield* Effect.logInfo("worker heartbeat", { file, interval_ms: settings.intervalMs })
+        // Fields as annotations: in JSON each is its own field, not JSON inside `msg`.
+        yield* Effect.logInfo(`worker heartbeat to ${file} every ${settings.intervalMs} ms`).pipe(
+          Effect.annotateLogs({ file, interval_ms: settings.intervalMs })
+        )
         return yield* Effect.repeat(beat, Schedule.spaced(interval))
       })
   })

@@ -49,6 +49,7 @@ import {
   type VideoPlatform,
   WebhookAllowList,
   type WebhookSender,
+  WebSessionsLive,
   Worker,
   WorkerLive,
   WorkerSettings,
@@ -211,7 +212,7 @@ export const infrastructureFor = (settings: InfrastructureSettings, serverUrl = 
 
 /** The use cases over an infrastructure, which stays provided too (for the worker and the tests). */
 export const servicesOn = <E>(infrastructure: Layer.Layer<Infrastructure, E>) =>
-  Layer.merge(OAuthServerLive, ThemesLive).pipe(
+  Layer.mergeAll(OAuthServerLive, ThemesLive, WebSessionsLive).pipe(
     Layer.provideMerge(UseCasesLive),
     // The OAuth server for hosted assistants (`@verbatim/core` oauth.ts), hashing PKCE on node.
     Layer.provideMerge(PkceHashLive),

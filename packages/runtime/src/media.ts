@@ -161,9 +161,19 @@ const localKey = (root: string) =>
     if (!(yield* fs.exists(file).pipe(Effect.mapError(failed)))) {
       const bytes = crypto.getRandomValues(new Uint8Array(32))
       const key = Buffer.from(bytes).toString("base64url")
-      yield* fs
-        .writeFileString(file, key, { mode: 0o600, flag: "wx" })
-        .pipe(Effect.catchAll(() => Effect.void))
+      // Another process may have made it first (EEXIST: its key is read below); any other failure
+      // (a read-only or full folder: EROFS, ENOSPC...) is the folder's, named as such.
+      yield* fs.writeFileString(file, key, { mode: 0o600, flag: "wx" }).pipe(
+        Effect.catchAll((error) =>
+          error._tag === "SystemError" && error.reason === "AlreadyExists"
+            ? Effect.void
+            : Effect.fail(
+                new BlobStoreError({
+                  reason: `VERBATIM_BLOB_DIR: the upload folder ${root} cannot be used: ${error.message}; VERBATIM_BLOB_DIR expects a folder this process can create and write`
+                })
+              )
+        )
+      )
     }
     const key = (yield* fs.readFileString(file).pipe(Effect.mapError(failed))).trim()
     if (key.length < LocalBlobStore.minimumKeyLength) {

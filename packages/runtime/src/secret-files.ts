@@ -3,7 +3,8 @@
  * a file whose content (surrounding whitespace trimmed) is the value, as Docker and Kubernetes
  * secrets are mounted (`/run/secrets/<name>`), so a secret need not sit in the environment where
  * `docker inspect` and child processes see it. Both set is a mistake that stops the start, naming
- * both; an unreadable or empty file too, naming the variable and the path.
+ * both; an unreadable or empty file too, naming the variable and the path (an empty file of an
+ * optional key, `optionalSecretSettings`, leaves it unset).
  *
  * Done once, for every process (server, worker, admin command): `withSecretFiles` runs a program
  * under a config provider that is the environment with the files' values put in, so each setting
@@ -24,6 +25,16 @@ export const secretSettings = [
   "VERBATIM_YOUTUBE_PROXY",
   "VERBATIM_YOUTUBE_PROXIES"
 ] as const
+
+/**
+ * The secrets whose absence chooses another way (the local speech engine without AssemblyAI's key,
+ * no key sent to the model): an empty file leaves them unset, so a deployment can mount the file
+ * always and fill it only to use the service (deploy/compose.yaml's `assemblyai_api_key`).
+ */
+export const optionalSecretSettings: ReadonlyArray<(typeof secretSettings)[number]> = [
+  "ASSEMBLYAI_API_KEY",
+  "VERBATIM_AI_API_KEY"
+]
 
 type Env = Readonly<Record<string, string | undefined>>
 
@@ -47,7 +58,10 @@ export const resolveSecretFiles = (
       const reason = error instanceof Error ? error.message : String(error)
       return Either.left(`${name}_FILE names a file that cannot be read (${path}): ${reason}`)
     }
-    if (content === "") return Either.left(`${name}_FILE names an empty file (${path})`)
+    if (content === "") {
+      if (optionalSecretSettings.includes(name)) continue
+      return Either.left(`${name}_FILE names an empty file (${path})`)
+    }
     resolved[name] = content
   }
   return Either.right(resolved)

@@ -49,8 +49,18 @@ describe("secrets from files", () => {
     expect(Either.isLeft(missing) ? missing.left : "").toMatch(
       /^VERBATIM_AI_API_KEY_FILE names a file that cannot be read \(.*absent\): ENOENT/
     )
-    expect(resolveSecretFiles({ ASSEMBLYAI_API_KEY_FILE: file("empty", " \n") })).toEqual(
-      Either.left(`ASSEMBLYAI_API_KEY_FILE names an empty file (${join(dir, "empty")})`)
+    expect(resolveSecretFiles({ DATABASE_URL_FILE: file("empty", " \n") })).toEqual(
+      Either.left(`DATABASE_URL_FILE names an empty file (${join(dir, "empty")})`)
+    )
+  })
+
+  it("an empty file of an optional key (AssemblyAI's, the model's) leaves the key unset", () => {
+    const empty = file("empty-key", "\n")
+    expect(resolveSecretFiles({ ASSEMBLYAI_API_KEY_FILE: empty })).toEqual(
+      Either.right({ ASSEMBLYAI_API_KEY_FILE: empty })
+    )
+    expect(resolveSecretFiles({ VERBATIM_AI_API_KEY_FILE: empty })).toEqual(
+      Either.right({ VERBATIM_AI_API_KEY_FILE: empty })
     )
   })
 

@@ -12,7 +12,8 @@
  * - `.partial/`: bodies being received. A body is written there under a random name, synced, and
  *   renamed into place only when every byte arrived and matched the terms, so a reader never sees
  *   half a file; any refusal, failure or interruption deletes it. Files there not modified for
- *   `staleAfter` (a process killed mid-upload) are deleted when the store starts.
+ *   `staleAfter` (15 minutes: a process killed mid-upload) are deleted when the store starts and,
+ *   through `layer`, every `sweepEvery` (5 minutes) while it runs.
  *
  * Names starting with `.` are never valid paths, so none of these helpers can collide with a blob.
  *
@@ -56,6 +57,7 @@ import {
   Layer,
   Option,
   Redacted,
+  Schedule,
   Schema,
   Stream
 } from "effect"
@@ -78,6 +80,8 @@ export interface LocalBlobStoreSettings {
   readonly bucket?: string | undefined
   /** Partial bodies untouched for this long are deleted at start (default 1 hour). */
   readonly staleAfter?: Duration.DurationInput | undefined
+  /** How often `layer` sweeps the partial bodies while it runs (default `defaultSweepEvery`). */
+  readonly sweepEvery?: Duration.DurationInput | undefined
 }
 
 export const defaultRoot = "./.data/blobs"
@@ -162,7 +166,19 @@ export interface LocalBlobStore {
   readonly receiver: SignedPutReceiverService
   /** The absolute root folder. */
   readonly root: string
+  /** Deletes the partial bodies idle for `staleAfter` (run at start, then every `sweepEvery` by `layer`). */
+  readonly sweep: Effect.Effect<void>
 }
+
+/**
+ * How long a partial body may go unwritten before it is taken for one a crash left: a body that
+ * arrives receives bytes all the time (at least the upload pace's rate), and one abandoned that long
+ * is answered 408 long before by a live server.
+ */
+export const defaultStaleAfter = Duration.minutes(15)
+
+/** How often a running store sweeps (not only when it starts: a crash of another process sharing the folder). */
+export const defaultSweepEvery = Duration.minutes(5)
 
 /** The store and its receiver over one folder (created when missing). */
 export const make = (
@@ -191,7 +207,13 @@ export const make = (
           })
       )
     )
-    yield* sweepPartials(fs, paths, partials, Duration.decode(settings.staleAfter ?? Duration.hours(1)))
+    const sweep = sweepPartials(
+      fs,
+      paths,
+      partials,
+      Duration.decode(settings.staleAfter ?? defaultStaleAfter)
+    )
+    yield* sweep
 
     /** The file of a valid path (segments never contain `..`, so it is under the root). */
     const fileOf = (path: string): string => paths.join(root, ...path.split("/"))
@@ -370,6 +392,7 @@ export const make = (
 
     return {
       root,
+      sweep,
       store: BlobStore.of({
         bucket,
         signPut,
@@ -404,17 +427,33 @@ const sweepPartials = (
         removed += 1
       }
     }
-    if (removed > 0) yield* Effect.logInfo("deleted stale partial uploads", { removed })
-  }).pipe(Effect.catchAll((error) => Effect.logWarning("could not sweep partial uploads", error.message)))
+    if (removed > 0)
+      yield* Effect.logInfo(`deleted ${removed} stale partial upload(s)`).pipe(
+        Effect.annotateLogs({ removed })
+      )
+  }).pipe(
+    Effect.catchAll((error) =>
+      Effect.logWarning(`could not sweep partial uploads: ${error.message}`).pipe(
+        Effect.annotateLogs({ folder })
+      )
+    )
+  )
 
 /** `BlobStore` and `SignedPutReceiver` over one folder. */
 export const layer = (
   settings: LocalBlobStoreSettings
 ): Layer.Layer<BlobStore | SignedPutReceiver, BlobStoreError, FileSystem.FileSystem | Path.Path> =>
-  Layer.effectContext(
-    Effect.map(make(settings), ({ store, receiver }) =>
-      Context.make(BlobStore, store).pipe(Context.add(SignedPutReceiver, receiver))
-    )
+  Layer.scopedContext(
+    Effect.gen(function* () {
+      const { store, receiver, sweep } = yield* make(settings)
+      // Swept again while it runs: a body a crash left (this process's, or another's sharing the folder).
+      yield* Effect.forkScoped(
+        Effect.repeat(sweep, Schedule.spaced(Duration.decode(settings.sweepEvery ?? defaultSweepEvery))).pipe(
+          Effect.delay(Duration.decode(settings.sweepEvery ?? defaultSweepEvery))
+        )
+      )
+      return Context.make(BlobStore, store).pipe(Context.add(SignedPutReceiver, receiver))
+    })
   )
 
 /** `layer` with `LocalBlobStoreConfig`. */

@@ -17,6 +17,7 @@ import {
   type SignedPutReceiverService
 } from "@verbatim/core"
 import {
+  Clock,
   ConfigProvider,
   DateTime,
   Duration,
@@ -28,6 +29,7 @@ import {
   LogLevel,
   Option,
   Redacted,
+  Schedule,
   Stream,
   TestClock
 } from "effect"
@@ -165,6 +167,35 @@ describe("LocalBlobStore without HTTP", () => {
         Layer.merge(NodeContext.layer, Logger.minimumLogLevel(LogLevel.Warning))
       )
       expect((yield* fs.readDirectory(partials)).sort()).toEqual(["new"])
+    })
+  )
+
+  it.scoped("a running store sweeps again: a partial body left idle is deleted without a restart", () =>
+    Effect.gen(function* () {
+      const fs = yield* Effect.provide(FileSystem.FileSystem, NodeContext.layer)
+      const dir = yield* fs.makeTempDirectoryScoped().pipe(Effect.provide(NodeContext.layer))
+      const partials = join(dir, ".partial")
+      yield* TestClock.setTime(Date.now())
+      yield* Layer.build(
+        LocalBlobStore.layer({ root: dir, signingKey, signedUrlBase: "http://h/files" }).pipe(
+          Layer.provide(Layer.merge(NodeContext.layer, Logger.minimumLogLevel(LogLevel.Warning)))
+        )
+      )
+      // Left after the store started (a crash of a process sharing the folder): fresh, so kept...
+      yield* Effect.promise(() => writeFile(join(partials, "left"), "x"))
+      yield* TestClock.adjust(LocalBlobStore.defaultSweepEvery)
+      expect(yield* fs.readDirectory(partials)).toEqual(["left"])
+      // ...until it has been idle for staleAfter: the next sweeps delete it.
+      yield* TestClock.adjust(LocalBlobStore.defaultStaleAfter)
+      yield* TestClock.adjust(LocalBlobStore.defaultSweepEvery)
+      // The sweep's file system calls are real: wait for its removal (bounded), not a fixed time.
+      const emptied = yield* fs.readDirectory(partials).pipe(
+        Effect.filterOrFail((names) => names.length === 0),
+        Effect.retry(Schedule.intersect(Schedule.recurs(200), Schedule.spaced("10 millis"))),
+        Effect.withClock(Clock.make()),
+        Effect.either
+      )
+      expect(emptied._tag).toBe("Right")
     })
   )
 

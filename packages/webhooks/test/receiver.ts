@@ -64,6 +64,32 @@ export const receiver = (
       })
   ).pipe(Effect.map(({ receiver }) => receiver))
 
+/**
+ * Sends a request of our own to the receiver and waits for its answer. A listening socket accepts
+ * connections in the order they arrive, so once the probe is answered, every connection made to the
+ * receiver before it has been accepted and counted: a test can then say that none was made, with no
+ * sleep standing in for the event.
+ */
+export const probe = (to: Receiver): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    const request = http.request(
+      { host: "127.0.0.1", port: to.port, path: probePath, method: "POST", agent: false },
+      (response) => {
+        response.resume()
+        response.on("end", () => resume(Effect.void))
+      }
+    )
+    request.on("error", (error) => resume(Effect.die(error)))
+    request.end("probe")
+  })
+
+/** The path of `probe`'s requests. */
+export const probePath = "/probe"
+
+/** The requests that reached a receiver, `probe`'s left out. */
+export const received = (from: Receiver): ReadonlyArray<Received> =>
+  from.requests.filter((request) => request.url !== probePath)
+
 /** A port on 127.0.0.1 that nothing listens on (taken, then released). */
 export const closedPort: Effect.Effect<number> = Effect.async<number>((resume) => {
   const server = http.createServer()

@@ -1,5 +1,5 @@
 /**
- * YouTube as its pages really are (issue 24), on hand-made answers in the shapes real ones have:
+ * YouTube as its pages really are, on hand-made answers in the shapes real ones have:
  * a Videos tab whose header and engagement panels carry continuation tokens after the grid's, a
  * channel page whose contents (with their "views" rows) come before its header, player answers
  * with several audio tracks (the dubs at higher bitrates), the `{}` YouTube answers for an id it

@@ -1,5 +1,5 @@
 /**
- * Robust by construction (issue 24): over every recorded and hand-made JSON answer, what the
+ * Robust by construction: over every recorded and hand-made JSON answer, what the
  * adapter reads is the same when the keys of every object are shuffled, when unknown siblings
  * (extra renderers, extra continuation tokens, extra metadata rows) are inserted outside the
  * places it reads, and when arrays of renderers grow with renderers it does not know. And no

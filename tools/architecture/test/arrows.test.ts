@@ -3,8 +3,8 @@
  * imports `effect` and `domain` and never a driver, an SDK, `node:*` or `api`; `contract` imports
  * only `effect`, `@effect/platform` and `domain`, so a client of the API needs no server code; the
  * MCP tools never import `api` (the Streamable HTTP route is the server's); no
- * package imports an app, and no app's source imports the test wiring. A new package gets its rule
- * here.
+ * package imports an app, and no app's source imports the test wiring; the web library's pages
+ * import only Preact. A new package gets its rule here.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join, relative } from "node:path"
@@ -123,6 +123,12 @@ describe("dependency arrows", () => {
     expect(
       violations(`packages/${name}/src`, (pkg) => pkg !== "@verbatim/api" && pkg !== "@verbatim/runtime")
     ).toEqual([])
+  })
+
+  // The web library's pages run in the browser: Preact and each other, nothing of the server.
+  it("the web library's pages (packages/web/src/ui) import only preact", () => {
+    expect(sourceFiles(join(root, "packages/web/src/ui")).length).toBeGreaterThan(0)
+    expect(violations("packages/web/src/ui", (pkg) => pkg === "preact")).toEqual([])
   })
 
   it("processes (children bound to their parent, owned temporary folders) imports only effect and node", () => {

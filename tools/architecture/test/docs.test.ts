@@ -3,7 +3,8 @@
  * of README.md, deploy/README.md and docs/ (the spec copy included) names a file or folder that
  * exists, and so does every repository path the README and docs/ write in backticks
  * (`packages/...`, `apps/...`, `docs/...`, ...); the README's layout table lists every package and
- * app; nothing points outside the repository (`../shared`, `DESIGN.md`).
+ * app; nothing points outside the repository (`../shared`, `DESIGN.md`). The README stays short
+ * (300 lines, a quick start of 25 without measurements): the detail lives in docs/.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { dirname, join, relative, resolve } from "node:path"
@@ -62,6 +63,10 @@ const backtickedPaths = (text: string): ReadonlyArray<string> =>
     .filter((path) => topLevel.some((prefix) => path.startsWith(prefix)))
     .filter((path) => !/[<>*{}$]/.test(path) && !madeByTheReader.has(path))
 
+/** A figure of time, size, rate or share, or the words that come with measurements. */
+const measurement =
+  /\b\d+(?:[.,]\d+)?(?:-\d+(?:[.,]\d+)?)? ?(?:(?:ms|s|seconds?|minutes?|KB|MB|GB|KiB|MiB|GiB|req\/s)\b|%)|\bmedian\b|load average|\bp\d\d\b/i
+
 describe("the docs point only at files of the repository", () => {
   it.each(pages)("%s: every relative link names a file that exists", (page) => {
     const text = readFileSync(join(root, page), "utf8")
@@ -79,6 +84,15 @@ describe("the docs point only at files of the repository", () => {
     }
   )
 
+  it("the README is read in minutes: at most 300 lines, a quick start of at most 25 and no measurements in it", () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8")
+    expect(readme.split("\n").length).toBeLessThanOrEqual(300)
+    const quickStart = readme.split("\n## Quick start")[1]?.split("\n## ")[0] ?? ""
+    expect(quickStart).not.toBe("")
+    expect(quickStart.trim().split("\n").length + 1).toBeLessThanOrEqual(25)
+    expect(quickStart).not.toMatch(measurement)
+  })
+
   it("the README's layout table lists every package and app", () => {
     const readme = readFileSync(join(root, "README.md"), "utf8")
     const layout = readme.split("\n## Layout")[1]?.split("\n## ")[0] ?? ""
@@ -89,5 +103,30 @@ describe("the docs point only at files of the repository", () => {
     )
     expect(workspaces.length).toBeGreaterThan(10)
     expect(workspaces.filter((path) => !layout.includes(`\`${path}\``))).toEqual([])
+  })
+})
+
+describe("finding measurements", () => {
+  it("finds times, sizes, rates and shares, and leaves versions, ports and counts alone", () => {
+    for (const text of [
+      "took 1.11-1.17 s",
+      "answered after 1.57 s",
+      "60 ms",
+      "233 MB idle",
+      "88%",
+      "median 1567",
+      "at load average 1.0"
+    ]) {
+      expect(text).toMatch(measurement)
+    }
+    for (const text of [
+      "Node.js 20.18 or newer",
+      "pnpm@10",
+      "http://127.0.0.1:3000/api/v2",
+      "1,000 credits",
+      "pro plan"
+    ]) {
+      expect(text).not.toMatch(measurement)
+    }
   })
 })

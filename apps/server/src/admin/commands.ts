@@ -8,6 +8,7 @@
  *   keys list --account ID
  *   credits grant --account ID --amount N [--reason TEXT]
  *   oauth list [--account ID] [--all] | oauth revoke GRANT_ID | oauth revoke --client CLIENT_ID
+ *   doctor [--json]     the effective settings (secrets redacted) and a check of each dependency
  *
  * Every command prints a readable line, or JSON with `--json`. The store is opened only when a
  * command runs (so `--help` needs no database), from the layer given to `runAdmin`.
@@ -17,6 +18,7 @@ import { AccountAdmin, type OAuthStore, type PersistenceError } from "@verbatim/
 import { Credits, type Errors, Ids, Mode, Plan } from "@verbatim/domain"
 import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
 import manifest from "../../package.json" with { type: "json" }
+import { type DoctorFailed, doctorInServer } from "./doctor-spawn.js"
 import { oauthCommand } from "./oauth.js"
 import { accountJson, accountLine, issuedJson, json, keyJson, keyLine } from "./output.js"
 
@@ -56,7 +58,10 @@ const amount = (name: string) =>
     checked(
       name,
       "a whole number of credits, 0 or more",
-      Schema.compose(Schema.NumberFromString, Credits.Credits)
+      // Decimal digits only: `Number` would also read "0x10" as 16 and "1e3" as 1000.
+      Schema.compose(Schema.String.pipe(Schema.pattern(/^[0-9]+$/)), Schema.NumberFromString).pipe(
+        Schema.compose(Credits.Credits)
+      )
     )
   )
 
@@ -219,7 +224,12 @@ const makeAdminCli = <E, R, E2, R2>(
         Command.withDescription("Webhook signing"),
         Command.withSubcommands([webhooksSecret])
       ),
-      oauthCommand(oauth)
+      oauthCommand(oauth),
+      Command.make("doctor", { json: asJson }, (options) => doctorInServer(options.json)).pipe(
+        Command.withDescription(
+          "Print the effective settings (secrets redacted) and check the database, Redis, storage, engines and video platform; exit 1 on a problem"
+        )
+      )
     ])
   )
 }
@@ -236,7 +246,7 @@ export const runAdmin = <E, R, E2 = never, R2 = never>(
   argv: ReadonlyArray<string>
 ) => Effect.Effect<
   void,
-  E | E2 | Errors.ApiError | PersistenceError | ValidationError.ValidationError,
+  E | E2 | Errors.ApiError | PersistenceError | ValidationError.ValidationError | DoctorFailed,
   R | R2 | CliApp.CliApp.Environment
 >) => Command.run(makeAdminCli(admin, oauth), { name: "verbatim-admin", version: manifest.version })
 

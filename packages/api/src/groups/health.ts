@@ -1,21 +1,22 @@
 /**
- * The two unauthenticated health answers:
+ * The unauthenticated health answers:
  *
  * - `GET /ping`, liveness as the spec describes it: the process answers (200), whatever its
  *   dependencies do. A load balancer that restarts on a failed ping must not restart a server whose
  *   database is down.
- * - `GET /health`, readiness: whether this server can do its work now. It reads the database and the
- *   work queue and reports the speech engine: 200 `ready` when the database and the queue answer, else
- *   503 `unavailable` with `Retry-After`, so a load balancer sends traffic elsewhere until they are back.
- *   The speech engine is reported, never a reason to be unready (without one, speech requests answer
- *   503 `asr_unavailable` and everything else works); so is the video platform's last outcome (ok,
- *   blocked, unreachable, or none yet), read from `PlatformHealth`.
+ * - `GET /health`, readiness: whether this server can do its work now, `{status, timestamp}` only:
+ *   200 `ready` when the database and the queue answer, else 503 `unavailable` with `Retry-After`,
+ *   so a load balancer sends traffic elsewhere until they are back.
+ * - `GET /health/details` (beside `/metrics`, for the operator's private network): the same checks
+ *   with each dependency's state, the queue's depth, the speech engine (reported, never a reason to
+ *   be unready: without one, speech requests answer 503 `asr_unavailable` and everything else works)
+ *   and the video platform's last outcome (ok, blocked, unreachable, or none yet, `PlatformHealth`).
  *
  * The probes are the `Readiness` service; `ReadinessFromPorts` builds it from core's ports (a read of
  * the accounts table, a depth read of the queue, the engine's name), each bounded in time.
  */
 import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
-import { type NotReadyResponse, type ReadyResponse, VerbatimApi } from "@verbatim/contract"
+import { HealthDetails, VerbatimApi } from "@verbatim/contract"
 import {
   Accounts,
   PlatformHealth,
@@ -24,9 +25,9 @@ import {
   WorkQueue
 } from "@verbatim/core"
 import { Api, Ids } from "@verbatim/domain"
-import { Context, DateTime, Duration, Effect, Layer, Option } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 
-export type ReadinessReport = typeof ReadyResponse.Type | typeof NotReadyResponse.Type
+export type ReadinessReport = typeof HealthDetails.Type
 
 /** Runs the readiness checks. */
 export class Readiness extends Context.Tag("@verbatim/api/Readiness")<
@@ -140,7 +141,41 @@ export const HealthHttp = HttpApiBuilder.group(VerbatimApi, "health", (handlers)
     )
     .handle("health", () =>
       Effect.flatMap(Readiness, (readiness) =>
-        Effect.tap(readiness.check, (report) => (report.status === "ready" ? Effect.void : retryLater))
+        Effect.flatMap(
+          readiness.check,
+          (report): Effect.Effect<{ status: "ready" | "unavailable"; timestamp: DateTime.Utc }> =>
+            report.status === "ready"
+              ? Effect.succeed({ status: "ready", timestamp: report.checked_at })
+              : Effect.as(retryLater, { status: "unavailable", timestamp: report.checked_at })
+        )
       )
     )
 )
+
+/** Where the operator's report is served: beside `/metrics`, outside the API's paths. */
+export const healthDetailsPath = "/health/details" as const
+
+const encodeDetails = Schema.encode(HealthDetails)
+
+/**
+ * `GET /health/details`: the readiness checks with their detail (no key; the deployment's load
+ * balancer serves it on its internal listener only, as `/metrics`): 200 or 503 with `Retry-After`,
+ * as `/api/v2/health`.
+ */
+export const HealthDetailsRoute: Layer.Layer<never, never, Readiness> = HttpApiBuilder.Router.use((router) =>
+  Effect.flatMap(Readiness, (readiness) =>
+    router.get(
+      healthDetailsPath,
+      Effect.flatMap(readiness.check, (report) =>
+        Effect.map(Effect.orDie(encodeDetails(report)), (body) =>
+          HttpServerResponse.unsafeJson(body, {
+            status: report.status === "ready" ? 200 : 503,
+            ...(report.status === "ready"
+              ? {}
+              : { headers: { "retry-after": String(unavailableRetryAfterSeconds) } })
+          })
+        )
+      )
+    )
+  )
+) as Layer.Layer<never, never, Readiness>

@@ -37,6 +37,7 @@ import {
   admitted,
   answer,
   isAccessToken,
+  noteRequestAccount,
   OAuthServer,
   ServiceUrl
 } from "@verbatim/core"
@@ -219,6 +220,7 @@ export const McpHttpLive: Layer.Layer<never, never, UseCases | OAuthServer | Ser
         const account = yield* answer(
           key !== undefined && isAccessToken(key) ? oauth.authenticate(key) : access.authenticate(key)
         )
+        yield* noteRequestAccount(account.id)
         const body = yield* bodyOf(request)
         const messages = messagesOf(body)
         // Not JSON: the transport's parse error, without starting it.

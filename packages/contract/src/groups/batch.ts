@@ -8,6 +8,7 @@ import { Schema } from "effect"
 import { basePath } from "../base.js"
 import { BadRequest, NotFound, PaymentRequired, TooManyRequests } from "../errors.js"
 import { IdempotencyHeaders, idempotencyDescription } from "../idempotency.js"
+import { plainWords } from "../plain-words.js"
 import { Authentication } from "../security.js"
 
 export const BatchPath = Schema.Struct({ batch_id: Ids.BatchId })
@@ -15,8 +16,8 @@ export const BatchPath = Schema.Struct({ batch_id: Ids.BatchId })
 export class BatchGroup extends HttpApiGroup.make("batch")
   .add(
     HttpApiEndpoint.post("createBatch", "/batch")
-      .setPayload(Api.BatchRequest)
-      .setHeaders(IdempotencyHeaders)
+      .setPayload(plainWords(Api.BatchRequest))
+      .setHeaders(plainWords(IdempotencyHeaders))
       .annotate(OpenApi.Description, idempotencyDescription)
       .addSuccess(Api.BatchProcessing, { status: 202 })
       .addError(PaymentRequired)
@@ -27,7 +28,7 @@ export class BatchGroup extends HttpApiGroup.make("batch")
   )
   .add(
     HttpApiEndpoint.post("estimateBatch", "/batch/estimate")
-      .setPayload(Api.BatchRequest)
+      .setPayload(plainWords(Api.BatchRequest))
       .addSuccess(Api.BatchEstimate)
       .annotate(
         OpenApi.Summary,
@@ -36,7 +37,7 @@ export class BatchGroup extends HttpApiGroup.make("batch")
   )
   .add(
     HttpApiEndpoint.get("batch", "/batch/:batch_id")
-      .setPath(BatchPath)
+      .setPath(plainWords(BatchPath))
       .addSuccess(Api.BatchFinished)
       .addSuccess(Api.BatchProcessing, { status: 202 })
       .addError(NotFound)

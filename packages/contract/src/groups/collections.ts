@@ -13,6 +13,7 @@ import { Schema } from "effect"
 import { basePath } from "../base.js"
 import { BadRequest, Forbidden, NotFound, ServiceUnavailable, TooManyRequests } from "../errors.js"
 import { IdempotencyHeaders, idempotencyDescription } from "../idempotency.js"
+import { plainWords } from "../plain-words.js"
 import { query } from "../query.js"
 import { Authentication } from "../security.js"
 
@@ -25,8 +26,8 @@ export const ChannelPath = Schema.Struct({ channel_id: PathValue })
 export class PlaylistsGroup extends HttpApiGroup.make("playlists")
   .add(
     HttpApiEndpoint.post("resolve", "/playlists/resolve")
-      .setPayload(Api.PlaylistResolveRequest)
-      .setHeaders(IdempotencyHeaders)
+      .setPayload(plainWords(Api.PlaylistResolveRequest))
+      .setHeaders(plainWords(IdempotencyHeaders))
       .annotate(OpenApi.Description, idempotencyDescription)
       .addSuccess(Api.PlaylistResolveResponse)
       .addError(Forbidden)
@@ -39,13 +40,13 @@ export class PlaylistsGroup extends HttpApiGroup.make("playlists")
   )
   .add(
     HttpApiEndpoint.get("history", "/playlists/history")
-      .setUrlParams(query(Api.CollectionHistoryQuery))
+      .setUrlParams(plainWords(query(Api.CollectionHistoryQuery)))
       .addSuccess(Api.CollectionHistoryResponse)
       .annotate(OpenApi.Summary, "The account's playlist batches, newest first")
   )
   .add(
     HttpApiEndpoint.get("playlist", "/playlists/:playlist_id")
-      .setPath(PlaylistPath)
+      .setPath(plainWords(PlaylistPath))
       .addSuccess(Api.PlaylistBatchResponse)
       .addError(NotFound)
       .annotate(
@@ -61,8 +62,8 @@ export class PlaylistsGroup extends HttpApiGroup.make("playlists")
 export class ChannelsGroup extends HttpApiGroup.make("channels")
   .add(
     HttpApiEndpoint.post("resolve", "/channels/resolve")
-      .setPayload(Api.ChannelResolveRequest)
-      .setHeaders(IdempotencyHeaders)
+      .setPayload(plainWords(Api.ChannelResolveRequest))
+      .setHeaders(plainWords(IdempotencyHeaders))
       .annotate(OpenApi.Description, idempotencyDescription)
       .addSuccess(Api.ChannelResolveResponse)
       .addError(Forbidden)
@@ -76,13 +77,13 @@ export class ChannelsGroup extends HttpApiGroup.make("channels")
   )
   .add(
     HttpApiEndpoint.get("history", "/channels/history")
-      .setUrlParams(query(Api.CollectionHistoryQuery))
+      .setUrlParams(plainWords(query(Api.CollectionHistoryQuery)))
       .addSuccess(Api.CollectionHistoryResponse)
       .annotate(OpenApi.Summary, "The account's channel batches, newest first")
   )
   .add(
     HttpApiEndpoint.get("channel", "/channels/:channel_id")
-      .setPath(ChannelPath)
+      .setPath(plainWords(ChannelPath))
       .addSuccess(Api.ChannelBatchResponse)
       .addError(NotFound)
       .annotate(
@@ -98,7 +99,7 @@ export class ChannelsGroup extends HttpApiGroup.make("channels")
 export class RecommendationsGroup extends HttpApiGroup.make("recommendations")
   .add(
     HttpApiEndpoint.get("videos", "/recommendations/videos")
-      .setUrlParams(query(Api.RecommendationsQuery))
+      .setUrlParams(plainWords(query(Api.RecommendationsQuery)))
       .addSuccess(Api.RecommendationsResponse)
       .addError(ServiceUnavailable)
       .annotate(

@@ -4,15 +4,15 @@
  * - `GET /ping`, liveness as the spec describes it: the process answers (200), whatever its
  *   dependencies do. A load balancer that restarts on a failed ping must not restart a server whose
  *   database is down.
- * - `GET /health`, readiness: whether this server can do its work now. It reads the database and the
- *   work queue and reports the speech engine: 200 `ready` when the database and the queue answer, else
- *   503 `unavailable` with `Retry-After`, so a load balancer sends traffic elsewhere until they are back.
- *   The speech engine is reported, never a reason to be unready (without one, speech requests answer
- *   503 `asr_unavailable` and everything else works); so is the video platform's last outcome (ok,
- *   blocked, unreachable, or none yet), read from `PlatformHealth`.
+ * - `GET /health`, readiness: whether this server can do its work now, as the spec's health response
+ *   `{status, timestamp}`: 200 `ready` when the database and the work queue answer, else 503
+ *   `unavailable` with `Retry-After`, so a load balancer sends traffic elsewhere until they are back.
+ *   It says nothing more to the public: which dependency is down, the queue's depth and the engines
+ *   are the operator's (`HealthDetails`, served at `/health/details` beside `/metrics`, on the
+ *   internal listener of the deployment's load balancer).
  *
- * The probes are the `Readiness` service; `ReadinessFromPorts` builds it from core's ports (a read of
- * the accounts table, a depth read of the queue, the engine's name), each bounded in time.
+ * The probes are the `Readiness` service of `@verbatim/api`, built from core's ports (a read of the
+ * accounts table, a depth read of the queue, the engine's name), each bounded in time.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Api } from "@verbatim/domain"
@@ -74,16 +74,26 @@ const reportFields = {
   video_platform: VideoPlatformState
 }
 
+/**
+ * The operator's readiness report (`GET /health/details`, not part of the API: no key, keep it on a
+ * private network): each dependency's state, the speech engine, the video platform's last outcome.
+ * The speech engine and the video platform are reported, never a reason to be unready.
+ */
+export const HealthDetails = Schema.Struct({
+  status: Schema.Literal("ready", "unavailable"),
+  ...reportFields
+}).annotations({ identifier: "HealthDetails" })
+
 /** 200: the database and the queue answer. */
 export const ReadyResponse = Schema.Struct({
   status: Schema.Literal("ready"),
-  ...reportFields
+  timestamp: Schema.DateTimeUtc.annotations({ description: "When the checks ran" })
 }).annotations({ identifier: "ReadyResponse", description: "The server can take requests" })
 
 /** 503: the database or the queue does not answer. */
 export const NotReadyResponse = Schema.Struct({
   status: Schema.Literal("unavailable"),
-  ...reportFields
+  timestamp: Schema.DateTimeUtc.annotations({ description: "When the checks ran" })
 }).annotations(
   HttpApiSchema.annotations({
     status: 503,
@@ -109,10 +119,8 @@ export class HealthGroup extends HttpApiGroup.make("health")
       .annotate(OpenApi.Summary, "Readiness check (no authentication)")
       .annotate(
         OpenApi.Description,
-        "Whether this server can take requests now: 200 when its database and work queue answer, " +
-          "503 with Retry-After when either does not (each is given 2 seconds). The speech " +
-          "recognition engine and the video platform's last outcome (ok, blocked, unreachable, none) " +
-          "are reported but never make the server unready."
+        "Whether this server can take requests now: 200 ready when its database and work queue answer, " +
+          "503 unavailable with Retry-After when either does not (each is given 2 seconds)."
       )
   )
   .addError(InternalError)

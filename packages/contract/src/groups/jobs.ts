@@ -4,6 +4,7 @@ import { Api, Ids } from "@verbatim/domain"
 import { Schema } from "effect"
 import { basePath } from "../base.js"
 import { BadRequest, NotFound } from "../errors.js"
+import { plainWords } from "../plain-words.js"
 import { query } from "../query.js"
 import { Authentication } from "../security.js"
 
@@ -12,8 +13,8 @@ export const JobPath = Schema.Struct({ job_id: Ids.JobId })
 export class JobsGroup extends HttpApiGroup.make("jobs")
   .add(
     HttpApiEndpoint.get("job", "/jobs/:job_id")
-      .setPath(JobPath)
-      .setUrlParams(query(Api.JobQuery))
+      .setPath(plainWords(JobPath))
+      .setUrlParams(plainWords(query(Api.JobQuery)))
       .addSuccess(Api.JobFinished)
       .addSuccess(Api.JobProcessing, { status: 202 })
       .addError(NotFound)
@@ -21,7 +22,7 @@ export class JobsGroup extends HttpApiGroup.make("jobs")
   )
   .add(
     HttpApiEndpoint.get("jobs", "/jobs")
-      .setUrlParams(query(Api.JobListQuery))
+      .setUrlParams(plainWords(query(Api.JobListQuery)))
       .addSuccess(Api.JobList)
       .annotate(OpenApi.Summary, "The account's jobs, newest first")
   )

@@ -7,6 +7,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Api } from "@verbatim/domain"
 import { basePath } from "../base.js"
 import { BadRequest, Forbidden, NotFound, PaymentRequired, ServiceUnavailable } from "../errors.js"
+import { plainWords } from "../plain-words.js"
 import { query } from "../query.js"
 import { Authentication } from "../security.js"
 import { VideoPath } from "./transcripts.js"
@@ -14,8 +15,8 @@ import { VideoPath } from "./transcripts.js"
 export class ThemesGroup extends HttpApiGroup.make("themes")
   .add(
     HttpApiEndpoint.post("unlock", "/transcripts/:video_id/themes")
-      .setPath(VideoPath)
-      .setUrlParams(query(Api.ThemesQuery))
+      .setPath(plainWords(VideoPath))
+      .setUrlParams(plainWords(query(Api.ThemesQuery)))
       .addSuccess(Api.ThemesResponse)
       .addSuccess(Api.ThemesProcessing, { status: 202 })
       .addError(PaymentRequired)
@@ -33,8 +34,8 @@ export class ThemesGroup extends HttpApiGroup.make("themes")
   )
   .add(
     HttpApiEndpoint.get("get", "/transcripts/:video_id/themes")
-      .setPath(VideoPath)
-      .setUrlParams(query(Api.ThemesQuery))
+      .setPath(plainWords(VideoPath))
+      .setUrlParams(plainWords(query(Api.ThemesQuery)))
       .addSuccess(Api.ThemesResponse)
       .addSuccess(Api.ThemesLocked)
       .addSuccess(Api.ThemesProcessing, { status: 202 })

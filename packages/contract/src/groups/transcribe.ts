@@ -8,13 +8,14 @@ import { Api } from "@verbatim/domain"
 import { basePath } from "../base.js"
 import { BadRequest, Conflict, NotFound, PaymentRequired, ServiceUnavailable } from "../errors.js"
 import { IdempotencyHeaders, idempotencyDescription } from "../idempotency.js"
+import { plainWords } from "../plain-words.js"
 import { Authentication } from "../security.js"
 
 export class TranscribeGroup extends HttpApiGroup.make("transcribe")
   .add(
     HttpApiEndpoint.post("transcribe", "/transcribe")
-      .setPayload(Api.TranscribeRequest)
-      .setHeaders(IdempotencyHeaders)
+      .setPayload(plainWords(Api.TranscribeRequest))
+      .setHeaders(plainWords(IdempotencyHeaders))
       .annotate(OpenApi.Description, idempotencyDescription)
       .addSuccess(Api.TranscribeDone)
       .addSuccess(Api.TranscribeProcessing, { status: 202 })
@@ -26,7 +27,7 @@ export class TranscribeGroup extends HttpApiGroup.make("transcribe")
   )
   .add(
     HttpApiEndpoint.post("estimate", "/transcribe/estimate")
-      .setPayload(Api.EstimateRequest)
+      .setPayload(plainWords(Api.EstimateRequest))
       .addSuccess(Api.EstimateResponse)
       .addError(NotFound)
       .addError(ServiceUnavailable)

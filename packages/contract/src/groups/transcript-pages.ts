@@ -9,6 +9,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Api } from "@verbatim/domain"
 import { basePath } from "../base.js"
 import { Forbidden, NotFound } from "../errors.js"
+import { plainWords } from "../plain-words.js"
 import { query } from "../query.js"
 import { Authentication } from "../security.js"
 import { VideoPath } from "./transcripts.js"
@@ -16,8 +17,8 @@ import { VideoPath } from "./transcripts.js"
 export class TranscriptPagesGroup extends HttpApiGroup.make("transcriptPages")
   .add(
     HttpApiEndpoint.get("page", "/transcripts/:video_id/pages")
-      .setPath(VideoPath)
-      .setUrlParams(query(Api.TranscriptPageQuery))
+      .setPath(plainWords(VideoPath))
+      .setUrlParams(plainWords(query(Api.TranscriptPageQuery)))
       .addSuccess(Api.TranscriptPage)
       .addError(Forbidden)
       .addError(NotFound)

@@ -9,6 +9,7 @@ import { Schema } from "effect"
 import { basePath } from "../base.js"
 import { BadRequest, Forbidden, NotFound, PaymentRequired, ServiceUnavailable } from "../errors.js"
 import { documentExports } from "../exports.js"
+import { plainWords } from "../plain-words.js"
 import { query } from "../query.js"
 import { Authentication } from "../security.js"
 
@@ -24,14 +25,14 @@ export const TranscriptListParams = query(Api.TranscriptListQuery)
 export class TranscriptsGroup extends HttpApiGroup.make("transcripts")
   .add(
     HttpApiEndpoint.get("list", "/transcripts")
-      .setUrlParams(TranscriptListParams)
+      .setUrlParams(plainWords(TranscriptListParams))
       .addSuccess(Api.TranscriptList)
       .annotate(OpenApi.Summary, "The account's transcripts: search, filters and pagination")
   )
   .add(
     HttpApiEndpoint.get("get", "/transcripts/:video_id")
-      .setPath(VideoPath)
-      .setUrlParams(query(Api.TranscriptQuery))
+      .setPath(plainWords(VideoPath))
+      .setUrlParams(plainWords(query(Api.TranscriptQuery)))
       .addSuccess(Api.StoredTranscript)
       .addError(Forbidden)
       .addError(NotFound)
@@ -40,31 +41,31 @@ export class TranscriptsGroup extends HttpApiGroup.make("transcripts")
   )
   .add(
     HttpApiEndpoint.del("remove", "/transcripts/:video_id")
-      .setPath(VideoPath)
-      .setUrlParams(query(Api.DeleteTranscriptQuery))
+      .setPath(plainWords(VideoPath))
+      .setUrlParams(plainWords(query(Api.DeleteTranscriptQuery)))
       .addSuccess(Api.DeleteResponse)
       .addError(NotFound)
       .annotate(OpenApi.Summary, "Delete the owned transcripts of a video (all, or by language and source)")
   )
   .add(
     HttpApiEndpoint.post("bulkRemove", "/transcripts/bulk-delete")
-      .setPayload(Api.BulkDeleteRequest)
+      .setPayload(plainWords(Api.BulkDeleteRequest))
       .addSuccess(Api.DeleteResponse)
       .addError(Forbidden)
       .annotate(OpenApi.Summary, "Delete owned transcripts by id")
   )
   .add(
     HttpApiEndpoint.get("languages", "/transcripts/:video_id/languages")
-      .setPath(VideoPath)
-      .setUrlParams(query(Api.LanguagesQuery))
+      .setPath(plainWords(VideoPath))
+      .setUrlParams(plainWords(query(Api.LanguagesQuery)))
       .addSuccess(Api.LanguagesResponse)
       .addError(NotFound)
       .annotate(OpenApi.Summary, "The languages owned for a video and the platform's translation targets")
   )
   .add(
     HttpApiEndpoint.post("translate", "/transcripts/:video_id/translate")
-      .setPath(VideoPath)
-      .setPayload(Api.TranslateRequest)
+      .setPath(plainWords(VideoPath))
+      .setPayload(plainWords(Api.TranslateRequest))
       .addSuccess(Api.TranslateResponse)
       .addError(PaymentRequired)
       .addError(Forbidden)

@@ -9,6 +9,7 @@ import { Api, Ids } from "@verbatim/domain"
 import { Schema } from "effect"
 import { basePath } from "../base.js"
 import { BadRequest, Conflict, NotFound, ServiceUnavailable } from "../errors.js"
+import { plainWords } from "../plain-words.js"
 import { Authentication } from "../security.js"
 
 export const UploadPath = Schema.Struct({ upload_id: Ids.UploadId })
@@ -16,7 +17,7 @@ export const UploadPath = Schema.Struct({ upload_id: Ids.UploadId })
 export class UploadsGroup extends HttpApiGroup.make("uploads")
   .add(
     HttpApiEndpoint.post("createUpload", "/uploads")
-      .setPayload(Api.UploadCreateRequest)
+      .setPayload(plainWords(Api.UploadCreateRequest))
       .addSuccess(Api.UploadCreateResponse)
       .addError(ServiceUnavailable)
       .annotate(
@@ -26,7 +27,7 @@ export class UploadsGroup extends HttpApiGroup.make("uploads")
   )
   .add(
     HttpApiEndpoint.post("completeUpload", "/uploads/:upload_id/complete")
-      .setPath(UploadPath)
+      .setPath(plainWords(UploadPath))
       .addSuccess(Api.UploadCompleteResponse)
       .addError(NotFound)
       .addError(Conflict)

@@ -8,13 +8,14 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Api } from "@verbatim/domain"
 import { basePath } from "../base.js"
 import { BadRequest, NotFound, ServiceUnavailable } from "../errors.js"
+import { plainWords } from "../plain-words.js"
 import { query } from "../query.js"
 import { Authentication } from "../security.js"
 
 export class VideosGroup extends HttpApiGroup.make("videos")
   .add(
     HttpApiEndpoint.get("info", "/videos/info")
-      .setUrlParams(query(Api.VideoInfoQuery))
+      .setUrlParams(plainWords(query(Api.VideoInfoQuery)))
       .addSuccess(Api.VideoInfo)
       .addError(BadRequest)
       .addError(NotFound)

@@ -169,6 +169,17 @@ export class Batches extends Context.Tag("@verbatim/core/Batches")<
       owner: string
     ) => Effect.Effect<"last" | "marked" | "not held", PersistenceError>
     /**
+     * Records the error of an item refused before its job was recorded (there is no job to tell
+     * it), while the lease is the owner's and the item is not done; its done mark follows, so the
+     * item counts as failed and the batch finishes. False when nothing was written.
+     */
+    readonly itemFailed: (
+      batchId: Ids.BatchId,
+      position: number,
+      owner: string,
+      error: string
+    ) => Effect.Effect<boolean, PersistenceError>
+    /**
      * Items to offer again, of processing batches: those not done whose lease expired, and those
      * never taken that are inside their batch's offer window (the first `window` positions, or the
      * item `window` positions before was taken or is done) when the batch was accepted before
@@ -182,7 +193,11 @@ export class Batches extends Context.Tag("@verbatim/core/Batches")<
     ) => Effect.Effect<ReadonlyArray<PendingItem>, PersistenceError>
     /** Whether an item of the batch is not done yet (one index look-up, however large the batch). */
     readonly hasUndone: (id: Ids.BatchId) => Effect.Effect<boolean, PersistenceError>
-    /** Processing batches whose items are all done and whose items' jobs are all finished. */
+    /**
+     * Processing batches whose items are all done and whose items' jobs are all finished (an item
+     * done with neither a job nor an error is not finished: such a batch is never taken, so it
+     * cannot keep others from their turn), oldest first.
+     */
     readonly finishable: (
       limit: number
     ) => Effect.Effect<

@@ -19,7 +19,12 @@ export const TranscriptSummary = Schema.Struct({
   segmentCount: Schema.NonNegativeInt,
   durationSeconds: Schema.NonNegativeInt,
   creditsUsed: Credits.Credits,
-  createdAt: Schema.DateTimeUtc
+  createdAt: Schema.DateTimeUtc,
+  /**
+   * The language a machine translation was made from; absent for an original: captions or ASR
+   * (the column's NULL). "Best" is always an original (`byPreference`).
+   */
+  translatedFrom: Schema.optionalWith(Language.LanguageCode, { nullable: true })
 })
 export interface TranscriptSummary extends Schema.Schema.Type<typeof TranscriptSummary> {}
 
@@ -66,6 +71,7 @@ export interface TranscriptSearch {
   readonly search?: string | undefined
   readonly status: Status.StoredTranscriptStatus
   readonly language?: Language.LanguageCode | undefined
+  readonly sourceKind?: Transcript.SourceKind | undefined
   readonly createdFrom?: DateTime.Utc | undefined
   readonly createdTo?: DateTime.Utc | undefined
   readonly offset: number

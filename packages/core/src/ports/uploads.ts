@@ -7,7 +7,7 @@
  * deleted (after its job finished, or when the upload expired unused), `putClosesAt` the last moment
  * a signed PUT could still store it.
  */
-import { Api, Ids } from "@verbatim/domain"
+import { Api, Ids, type Plan } from "@verbatim/domain"
 import { Context, type DateTime, type Effect, type Option, Schema } from "effect"
 import type { PersistenceError } from "../errors.js"
 
@@ -37,10 +37,29 @@ export const UploadRecord = Schema.Struct({
 })
 export interface UploadRecord extends Schema.Schema.Type<typeof UploadRecord> {}
 
+/** What an account may hold of uploads (`Plan.uploadQuotaFor`). */
+export interface UploadQuota extends Plan.UploadQuota {}
+/** What an account holds of uploads. */
+export interface UploadUsage extends Plan.UploadUsage {}
+
+/** Whether an upload was registered, and what its account held before. */
+export interface UploadInsert {
+  readonly inserted: boolean
+  readonly usage: UploadUsage
+}
+
 export class Uploads extends Context.Tag("@verbatim/core/Uploads")<
   Uploads,
   {
-    readonly insert: (upload: UploadRecord) => Effect.Effect<void, PersistenceError>
+    /**
+     * Registers `upload` when the account stays within `quota` with it (one more in flight, its size
+     * more stored); what the account held before, and whether it was inserted. Inserts of one account
+     * take turns, so concurrent ones cannot together pass the quota.
+     */
+    readonly insert: (
+      upload: UploadRecord,
+      quota: UploadQuota
+    ) => Effect.Effect<UploadInsert, PersistenceError>
     /** The account's upload; none for an unknown id or another account's (DESIGN decision 13). */
     readonly get: (
       accountId: Ids.AccountId,

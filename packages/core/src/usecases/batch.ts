@@ -25,7 +25,19 @@
  *   24-hour window, then 429 with `Retry-After` until the window is over.
  */
 import { Api, Asr, Captions, Errors, type Ids, Mode, Plan, Pricing, Reference } from "@verbatim/domain"
-import { Data, DateTime, Duration, Effect, Either, Layer, Option, Schema } from "effect"
+import {
+  Cause,
+  Clock,
+  Data,
+  DateTime,
+  Duration,
+  Effect,
+  Either,
+  Layer,
+  LogLevel,
+  Option,
+  Schema
+} from "effect"
 import type { Account } from "../ports/accounts.js"
 import {
   Batches,
@@ -44,6 +56,7 @@ import { VideoPlatform } from "../ports/video-platform.js"
 import { WebhookDeliveries } from "../ports/webhook-deliveries.js"
 import { AddressResolver } from "../ports/webhooks.js"
 import { type WorkItem, WorkQueue } from "../ports/work-queue.js"
+import { requestIdForWork } from "../request-context.js"
 import { fieldError, fromAsrOptionsError, fromModeError, fromPlatformError, notFound } from "./failures.js"
 import { webhookLane } from "./job-lifecycle.js"
 import { type BackgroundFeature, makeFollowUps, whileLeased } from "./lanes.js"
@@ -347,7 +360,7 @@ export const makeBatchWork = Effect.gen(function* () {
       }
       const now = yield* DateTime.now
       const id = (yield* secrets.uuid) as Ids.BatchId
-      const requestId = (yield* secrets.uuid) as Ids.RequestId
+      const requestId = ((yield* requestIdForWork) ?? (yield* secrets.uuid)) as Ids.RequestId
       // Each item's request and job ids are assigned by the store, with the items.
       const items = request.video_ids.map((reference): NewBatchItem => {
         const parsed = Reference.parseVideo(reference)
@@ -540,6 +553,31 @@ export const makeBatchWork = Effect.gen(function* () {
         ])
       }
       const { batch } = claimed
+      const started = yield* Clock.currentTimeMillis
+      // One line per step of the item (claim or takeover, done, failed), each naming the item, its
+      // batch, account, video and the request that made it, as the worker's job lines do.
+      const logItem = (
+        level: LogLevel.LogLevel,
+        message: string,
+        cause: Cause.Cause<unknown> = Cause.empty
+      ) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.logWithLevel(level, message, cause).pipe(
+            Effect.annotateLogs({
+              "batch.id": batch.id,
+              "batch.item": id,
+              "account.id": batch.accountId,
+              "video.id": claimed.item.videoId,
+              // The POST /batch that made the item (its X-Request-Id), and the item's own request_id.
+              request_id: batch.requestId,
+              "item.request_id": claimed.item.requestId,
+              duration_ms: now - started
+            })
+          )
+        )
+      yield* claimed.takenBefore
+        ? logItem(LogLevel.Warning, `batch item ${id} taken over from an expired lease`)
+        : logItem(LogLevel.Info, `batch item ${id} claimed`)
       // The item's lease is extended while it runs (its heartbeat), so an item that runs longer than
       // its lease is not taken by another worker; the heartbeat goes on through the done mark (below),
       // and a lease lost all the same (another worker took the item) stops the run.
@@ -555,9 +593,26 @@ export const makeBatchWork = Effect.gen(function* () {
         runClaimed(claimed).pipe(Effect.withSpan("verbatim.batch.item.run"))
       )
       if (Option.isNone(ran)) {
-        return yield* Effect.logWarning(`batch item ${id}: lease lost while running; another worker has it`)
+        return yield* logItem(
+          LogLevel.Warning,
+          `batch item ${id}: lease lost while running; another worker has it`
+        )
       }
-      if (ran.value === "no account") return
+      if (ran.value === "no account")
+        return yield* logItem(LogLevel.Info, `batch item ${id} done: its account is gone`)
+      const outcome = ran.value
+      if (typeof outcome === "object" && outcome.unrecorded !== null) {
+        const recorded = yield* whileLeased(
+          lease,
+          batches.itemFailed(key.value.batchId, key.value.position, owner, outcome.unrecorded)
+        )
+        if (Option.isNone(recorded)) {
+          return yield* logItem(
+            LogLevel.Warning,
+            `batch item ${id}: lease lost before its error was recorded; another worker has it`
+          )
+        }
+      }
       // The item's job is stored: its done mark, and then whether that was the batch's last item,
       // run beside the next item, not before it (a shutdown lets it finish). The heartbeat goes on
       // until the mark lands: a mark that waits on the batch's row longer than what is left of the
@@ -571,15 +626,24 @@ export const makeBatchWork = Effect.gen(function* () {
           Effect.flatMap(
             Option.match({
               onNone: () =>
-                Effect.logWarning(`batch item ${id}: lease lost before its done mark; another worker has it`),
+                logItem(
+                  LogLevel.Warning,
+                  `batch item ${id}: lease lost before its done mark; another worker has it`
+                ),
               onSome: (done) =>
-                done === "last"
-                  ? finishNow(batch.accountId, batch.id).pipe(Effect.withSpan("verbatim.batch.item.finish"))
-                  : Effect.void
+                Effect.zipRight(
+                  typeof ran.value === "object"
+                    ? logItem(LogLevel.Warning, `batch item ${id} failed: ${ran.value.failed}`)
+                    : logItem(LogLevel.Info, `batch item ${id} done`),
+                  done === "last"
+                    ? finishNow(batch.accountId, batch.id).pipe(Effect.withSpan("verbatim.batch.item.finish"))
+                    : Effect.void
+                )
             })
           ),
           Effect.catchAllCause((cause) =>
-            Effect.logWarning(
+            logItem(
+              LogLevel.Warning,
               `marking batch item ${id} done or finishing batch ${batch.id} failed; the reconciler will`,
               cause
             )
@@ -588,7 +652,9 @@ export const makeBatchWork = Effect.gen(function* () {
       )
     }).pipe(
       Effect.catchAllCause((cause) =>
-        Effect.logError(`batch item ${work.id} failed; the reconciler will run it again`, cause)
+        Effect.logError(`batch item ${work.id} failed; the reconciler will run it again`, cause).pipe(
+          Effect.annotateLogs({ "batch.item": work.id, "account.id": work.accountId })
+        )
       ),
       Effect.withSpan("verbatim.batch.item", { attributes: { "batch.item": work.id } })
     )
@@ -637,13 +703,25 @@ export const makeBatchWork = Effect.gen(function* () {
           ...(settings.webhook_url === undefined ? {} : { webhook_url: settings.webhook_url })
         }).pipe(Effect.orDie)
         // Every answer, refusals included, is recorded as the item's job by the use case.
-        yield* transcribe(account.value, request, {
+        const refused = yield* transcribe(account.value, request, {
           jobId: item.jobId,
           requestId: item.requestId,
           noWebhook: true,
           availableBefore: available,
           ownedBefore: ownsVideo
-        }).pipe(Effect.catchTag("ApiError", () => Effect.void))
+        }).pipe(
+          Effect.as(undefined),
+          Effect.catchTag("ApiError", (error) => Effect.succeed({ code: error.code, message: error.message }))
+        )
+        if (refused !== undefined) {
+          // A refusal before the job row exists (the webhook host re-checked, say) leaves no job
+          // to tell it: the item records the error itself, or it would stay processing forever.
+          const recorded = yield* jobs.get(batch.accountId, item.jobId)
+          return {
+            failed: refused.code,
+            unrecorded: Option.isNone(recorded) ? `${refused.code}: ${refused.message}` : null
+          }
+        }
       }
       return "ran" as const
     })

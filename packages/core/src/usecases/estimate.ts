@@ -10,6 +10,7 @@ import type { Account } from "../ports/accounts.js"
 import { Secrets } from "../ports/secrets.js"
 import { Transcripts } from "../ports/transcripts.js"
 import { type VideoDetails, VideoPlatform } from "../ports/video-platform.js"
+import { requestIdForWork } from "../request-context.js"
 import {
   fieldError,
   fromAsrOptionsError,
@@ -44,7 +45,7 @@ export const makeEstimate = Effect.gen(function* () {
       const effective = yield* Either.mapLeft(Asr.normalise(request.asr_options), fromAsrOptionsError)
       const videoId = yield* Either.mapLeft(Reference.parseVideo(request.video), fromReferenceError("video"))
       const details = yield* Effect.mapError(platform.video(videoId), fromPlatformError)
-      const requestId = (yield* secrets.uuid) as Ids.RequestId
+      const requestId = ((yield* requestIdForWork) ?? (yield* secrets.uuid)) as Ids.RequestId
       const track = Captions.chooseTrack(details.captionTracks, {
         mode,
         originalLanguage: details.originalLanguage

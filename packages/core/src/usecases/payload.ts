@@ -6,7 +6,7 @@ import type { ServedTranscript } from "../ports/transcripts.js"
 /**
  * How responses are built from records a schema has already decoded: without validating them a
  * second time (a class constructor validates its fields by default; the HTTP layer still checks
- * every response when it encodes it). On the hot paths this was a tenth of the CPU (issue 13).
+ * every response when it encodes it). On the hot paths this was a tenth of the CPU.
  */
 export const alreadyChecked = { disableValidation: true } as const
 
@@ -82,8 +82,8 @@ export interface PreEncodedPayload {
 
 /**
  * The payload of `record` cut to `parts`, its segments as the text they were stored as when the
- * record has it and they are carried as they are: never parsed to be written back (issue 13:
- * parsing and writing back the segments of an owned transcript was about a fifth of POST
+ * record has it and they are carried as they are: never parsed to be written back
+ * (parsing and writing back the segments of an owned transcript was about a fifth of POST
  * /transcribe's CPU).
  */
 export const preEncodedPayload = (record: ServedTranscript, parts: PayloadParts): PreEncodedPayload => {

@@ -2,7 +2,8 @@
  * The stored-transcript endpoints. Existence is not leaked (DESIGN decision 13): another
  * account's transcripts are simply not there. GET /transcripts/{video_id} answers 404 when the
  * account owns nothing for the video and 403 when it owns other languages but not the one asked
- * for; the best owned transcript is human captions before auto captions before ASR, newest first.
+ * for; the best owned transcript is an original (never a machine translation unless asked for by
+ * language, or all there is), human captions before auto captions before ASR, newest first.
  */
 import { Api, Errors, type Ids, type Language, Plan, Transcript } from "@verbatim/domain"
 import { Array as Arr, Effect, Layer, Option, Order } from "effect"
@@ -14,9 +15,20 @@ import { notFound } from "./failures.js"
 import { alreadyChecked } from "./payload.js"
 import { StoredTranscripts } from "./tags.js"
 
-/** Best first: human captions, auto captions, ASR; newest first within a kind. */
+/** Whether a stored transcript is a machine translation (of `translatedFrom`), not an original. */
+export const isTranslation = (r: { readonly translatedFrom?: Language.LanguageCode | null | undefined }) =>
+  r.translatedFrom !== undefined && r.translatedFrom !== null
+
+/**
+ * Best first: originals (captions or ASR) before machine translations, which are served only when
+ * asked for by language or when they are all there is; then human captions, auto captions, ASR;
+ * newest first within a kind.
+ */
 export const byPreference: Order.Order<TranscriptRecord> = Order.combine(
-  Order.mapInput(Transcript.bySourceKind, (r: TranscriptRecord) => r.sourceKind),
+  Order.combine(
+    Order.mapInput(Order.boolean, (r: TranscriptRecord) => isTranslation(r)),
+    Order.mapInput(Transcript.bySourceKind, (r: TranscriptRecord) => r.sourceKind)
+  ),
   Order.reverse(Order.mapInput(Order.number, (r: TranscriptRecord) => r.createdAt.epochMillis))
 )
 
@@ -37,6 +49,7 @@ export const transcriptListItem = (
       video_title: item.videoTitle,
       language: item.language,
       source_kind: item.sourceKind,
+      translated_from: item.translatedFrom ?? null,
       status: item.status,
       created_at: item.createdAt,
       word_count: item.wordCount,
@@ -78,6 +91,7 @@ export const StoredTranscriptsLive = Layer.effect(
             search: query.search,
             status: query.status,
             language: query.language,
+            sourceKind: query.source,
             createdFrom: query.date_from,
             createdTo: query.date_to,
             offset: Plan.pageOffset(query.page, query.limit),
@@ -151,6 +165,7 @@ export const StoredTranscriptsLive = Layer.effect(
                 segments,
                 has_timestamps: query.include_timestamps && record.hasTimestamps,
                 source_kind: record.sourceKind,
+                translated_from: record.translatedFrom ?? null,
                 video_title: record.videoTitle,
                 summary: record.summary,
                 mind_map: record.mindMap,

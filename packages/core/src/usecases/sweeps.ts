@@ -5,8 +5,9 @@
  * - credit holds: releases the holds whose work is gone (a job finished or removed without closing
  *   its hold, a request's hold expired; `credit-holds.ts`);
  * - uploads: deletes the files of expired and transcribed uploads (when `MediaUploads` is provided);
- * - idempotency keys and OAuth: removes the rows only ever refused once expired, at most
- *   `expiredSweepLimit` of each a round (when their stores are provided).
+ * - idempotency keys, OAuth and web sessions: removes the rows only ever refused once expired (or,
+ *   for web sessions, once their key is revoked), at most `expiredSweepLimit` of each a round (when
+ *   their stores are provided).
  *
  * `sweepsBackground` gives the ones this process's services allow; `@verbatim/runtime`'s wiring
  * registers them beside the worker's, the batches' and the themes' features.
@@ -15,11 +16,13 @@ import { Effect, Option } from "effect"
 import { IdempotencyKeys } from "../ports/idempotency.js"
 import { Ledger } from "../ports/ledger.js"
 import { OAuthStore } from "../ports/oauth.js"
+import { WebSessionStore } from "../ports/web-sessions.js"
 import { releaseStaleHolds } from "./credit-holds.js"
 import { sweepExpiredIdempotencyKeys } from "./idempotency.js"
 import type { BackgroundFeature } from "./lanes.js"
 import { sweepExpiredOAuth } from "./oauth.js"
 import { MediaUploads } from "./tags.js"
+import { sweepWebSessions } from "./web-sessions.js"
 
 /** Rows only ever refused once expired, removed a round at most per kind. */
 export const expiredSweepLimit = 500
@@ -40,6 +43,7 @@ export const sweepsBackground: Effect.Effect<ReadonlyArray<BackgroundFeature>, n
     const uploads = yield* Effect.serviceOption(MediaUploads)
     const idempotencyKeys = yield* Effect.serviceOption(IdempotencyKeys)
     const oauth = yield* Effect.serviceOption(OAuthStore)
+    const webSessions = yield* Effect.serviceOption(WebSessionStore)
     return [
       sweeping("stale credit holds", Effect.provideService(releaseStaleHolds, Ledger, ledger)),
       ...Option.match(uploads, {
@@ -61,6 +65,15 @@ export const sweepsBackground: Effect.Effect<ReadonlyArray<BackgroundFeature>, n
           sweeping(
             "expired OAuth codes and tokens",
             Effect.provideService(sweepExpiredOAuth(expiredSweepLimit), OAuthStore, store)
+          )
+        ]
+      }),
+      ...Option.match(webSessions, {
+        onNone: () => [],
+        onSome: (store) => [
+          sweeping(
+            "ended web sessions",
+            Effect.provideService(sweepWebSessions(expiredSweepLimit), WebSessionStore, store)
           )
         ]
       })

@@ -19,7 +19,17 @@
  *
  * Every request that passes validation is recorded as a job, failures included.
  */
-import { Api, Captions, type Credits, Errors, type Ids, Plan, Pricing, Transcript } from "@verbatim/domain"
+import {
+  Api,
+  Asr,
+  Captions,
+  type Credits,
+  Errors,
+  type Ids,
+  Plan,
+  Pricing,
+  Transcript
+} from "@verbatim/domain"
 import { DateTime, Effect, Option } from "effect"
 import type { PersistenceError } from "../errors.js"
 import type { Account } from "../ports/accounts.js"
@@ -31,20 +41,54 @@ import type { OwnedFilter, ServedTranscript, TranscriptRecord } from "../ports/t
 import { Uploads } from "../ports/uploads.js"
 import { type VideoDetails, VideoPlatform } from "../ports/video-platform.js"
 import { AddressResolver } from "../ports/webhooks.js"
+import { requestIdForWork } from "../request-context.js"
 import { type AsrTarget, encodeAsrPayload, unsupportedOption } from "./asr-work.js"
 import { asrHoldAmount, holdForJob } from "./credit-holds.js"
 import { dubbedAudio } from "./estimate.js"
 import { fromPlatformError, insufficientCredits, notFound } from "./failures.js"
 import { JobLifecycle } from "./job-lifecycle.js"
-import { preEncodedCompleted } from "./payload.js"
+import { alreadyChecked, PreEncodedCompleted, preEncodedCompleted } from "./payload.js"
 import { resolveRequest } from "./transcribe-request.js"
 import { WebhookAllowList } from "./webhook-url.js"
 
-/** Said with every quote: how to confirm it. */
-export const confirmationSuggestion =
-  "ASR is this account's default mode: send the request again with mode=auto or mode=speech_to_text_only to start it. Nothing was charged."
+const credits = (count: number): string => `${count} credit${count === 1 ? "" : "s"}`
 
-export const tooLongSuggestion = `ASR takes videos up to ${Plan.maxAsrDurationMinutes} minutes: use mode=captions_only for a video with captions, or upload a shorter excerpt.`
+/** Said with every quote: its price in words, and that the user is asked before it is confirmed. */
+export const confirmationSuggestion = (estimatedCredits: number, minutes: number | null): string =>
+  `The video has no usable captions, and speech recognition (ASR, this account's default mode) would cost ${credits(estimatedCredits)}${minutes === null ? "" : ` for about ${Math.max(1, Math.ceil(minutes))} minutes of audio`}. Ask the user whether to pay that; only if they agree, send the request again with mode=auto (or mode=speech_to_text_only) to start it. Nothing was charged.`
+
+/** Said when a video is longer than ASR takes: nothing to send again. */
+export const tooLongSuggestion = `ASR takes videos up to ${Plan.maxAsrDurationMinutes} minutes and this one is longer: speech recognition cannot transcribe it, so do not send it again for ASR. Only captions can be served, where the video has any (GET /videos/info lists them).`
+
+/** The ASR options a request sent: those set to anything but their default. */
+const optionsSent = (options: Api.TranscribeRequest["asr_options"]): ReadonlyArray<string> => {
+  const defaults: ReadonlyMap<string, unknown> = new Map(Object.entries(Asr.defaults))
+  return Object.entries(options)
+    .filter(([name, value]) => JSON.stringify(value) !== JSON.stringify(defaults.get(name)))
+    .map(([name]) => name)
+}
+
+/**
+ * An owned ASR transcript served again for a request that sent ASR options: the answer says so
+ * (the earlier transcript, the options not applied, nothing charged), never silently.
+ */
+const withOptionsNotApplied = (
+  served: PreEncodedCompleted,
+  options: Api.TranscribeRequest["asr_options"]
+): PreEncodedCompleted => {
+  const sent = optionsSent(options)
+  if (sent.length === 0) return served
+  return new PreEncodedCompleted({
+    answer: new Api.TranscribeCompleted(
+      {
+        ...served.answer,
+        note: `This is the speech recognition transcript the user already owned, served again for 0 credits: the asr_options sent (${sent.join(", ")}) were not applied to it. Tell the user; nothing was charged.`
+      },
+      alreadyChecked
+    ),
+    segmentsJson: served.segmentsJson
+  })
+}
 
 /** How a caller inside the service (a batch item) runs a transcribe request. */
 export interface TranscribeOptions {
@@ -82,7 +126,8 @@ export const makeTranscribe = Effect.gen(function* () {
     Effect.gen(function* () {
       const resolved = yield* resolveRequest(account, request, webhookChecks)
       const now = yield* DateTime.now
-      const requestId = options.requestId ?? ((yield* secrets.uuid) as Ids.RequestId)
+      const requestId =
+        options.requestId ?? (((yield* requestIdForWork) ?? (yield* secrets.uuid)) as Ids.RequestId)
       const jobId = options.jobId ?? ((yield* secrets.uuid) as Ids.JobId)
       const mode = resolved.mode.mode
       const parts = {
@@ -236,7 +281,7 @@ export const makeTranscribe = Effect.gen(function* () {
       const withoutCaptions = (details: VideoDetails, step: "start_asr" | "requires_asr_confirmation") =>
         Effect.gen(function* () {
           const served = yield* serveOwned({ language: request.language, sourceKinds: ["asr"] })
-          if (Option.isSome(served)) return served.value
+          if (Option.isSome(served)) return withOptionsNotApplied(served.value, request.asr_options)
 
           const quote = Pricing.estimate({
             durationSeconds: details.durationSeconds,
@@ -281,7 +326,7 @@ export const makeTranscribe = Effect.gen(function* () {
             addon_credits: quote.addon_credits,
             duration_minutes: quote.duration_minutes,
             max_duration_minutes: quote.max_duration_minutes,
-            suggestion: confirmationSuggestion,
+            suggestion: confirmationSuggestion(quote.estimated_credits, quote.duration_minutes),
             ...dubbedAudio(details.audioDub)
           })
         })

@@ -34,14 +34,17 @@ import { VideoPlatform } from "../ports/video-platform.js"
 import { requestHoldExpiry } from "./credit-holds.js"
 import { fromPlatformError, insufficientCredits, notFound } from "./failures.js"
 import { transcriptPayload } from "./payload.js"
-import { byPreference } from "./stored-transcripts.js"
+import { byPreference, isTranslation } from "./stored-transcripts.js"
 import { Translate } from "./tags.js"
 
 type Provider = Api.TranslateProvider
 
-/** The source to translate: best kind first, then oldest (the original before its translations). */
+/** The source to translate: an original first, best kind first, then oldest (the original before its translations). */
 const originalFirst: Order.Order<TranscriptRecord> = Order.combine(
-  Order.mapInput(Transcript.bySourceKind, (r: TranscriptRecord) => r.sourceKind),
+  Order.combine(
+    Order.mapInput(Order.boolean, (r: TranscriptRecord) => isTranslation(r)),
+    Order.mapInput(Transcript.bySourceKind, (r: TranscriptRecord) => r.sourceKind)
+  ),
   Order.mapInput(Order.number, (r: TranscriptRecord) => r.createdAt.epochMillis)
 )
 
@@ -87,6 +90,7 @@ export const TranslateLive = Layer.effect(
         success: true,
         message,
         language: record.language,
+        translated_from: record.translatedFrom ?? null,
         credits_used: credits,
         provider_used: provider,
         transcript: transcriptPayload(record, fullPayload)
@@ -306,7 +310,8 @@ export const TranslateLive = Layer.effect(
           summary: null,
           mindMap: null,
           asrIntelligence: null,
-          createdAt
+          createdAt,
+          translatedFrom: source.language
         }
         const provider = done.ready.provider
         const stored = yield* tx

@@ -20,7 +20,19 @@
  *   (`putClosesAt`: the URL's expiry plus the PUT time of its size) is swept once more after that.
  */
 import { Api, Errors, Ids, Plan } from "@verbatim/domain"
-import { Config, Context, DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
+import {
+  Config,
+  Context,
+  DateTime,
+  Duration,
+  Effect,
+  HashSet,
+  Layer,
+  Option,
+  Ref,
+  Schema,
+  Stream
+} from "effect"
 import { storageRetryAfterSeconds } from "../boundary.js"
 import type { Account } from "../ports/accounts.js"
 import {
@@ -167,6 +179,61 @@ const tooSlow = (sizeBytes: number, pace: UploadPaceSettings) =>
     }
   )
 
+/** How long a refused upload's caller is told to wait: an unused upload expires within the hour. */
+const quotaRetryAfterSeconds = 60
+
+/**
+ * An upload past the account's plan quota: 429 `rate_limit_exceeded` for one upload too many in
+ * flight (they end as they are transcribed or expire), 413 `request_too_large` for too many bytes.
+ */
+const quotaRefusal = (
+  account: Account,
+  quota: Plan.UploadQuota,
+  usage: Plan.UploadUsage,
+  sizeBytes: number
+): Errors.ApiError =>
+  Plan.uploadQuotaExceeded(quota, usage, sizeBytes) === "in_flight"
+    ? Errors.apiError(
+        "rate_limit_exceeded",
+        `the ${account.plan} plan allows ${quota.inFlight} uploads in flight (registered or uploaded, not yet ` +
+          `transcribed) and this account has ${usage.inFlight}: transcribe or let one expire first`,
+        {
+          quota: "uploads_in_flight",
+          limit: quota.inFlight,
+          in_flight: usage.inFlight,
+          retry_after_seconds: quotaRetryAfterSeconds
+        }
+      )
+    : Errors.apiError(
+        "request_too_large",
+        `the ${account.plan} plan allows ${quota.bytesStored} bytes of uploads stored and this account holds ` +
+          `${usage.bytesStored}: an upload of ${sizeBytes} bytes does not fit until earlier ones are transcribed or expire`,
+        {
+          quota: "upload_bytes_stored",
+          limit: quota.bytesStored,
+          stored: usage.bytesStored,
+          size_bytes: sizeBytes
+        }
+      )
+
+/** The bytes a window of `floorMillis` must bring at the minimum rate. */
+const windowBytes = (pace: UploadPaceSettings): number =>
+  Math.ceil((pace.minBytesPerSecond * pace.floorMillis) / 1000)
+
+/** 408 for a body that brought fewer bytes in a window than the minimum rate asks. */
+const tooSlowInWindow = (sizeBytes: number, got: number, pace: UploadPaceSettings) =>
+  Errors.apiError(
+    "request_timeout",
+    `the upload's body brought ${got} bytes in ${pace.floorMillis} ms, under the minimum of ` +
+      `${pace.minBytesPerSecond} bytes per second held over every ${pace.floorMillis} ms: nothing was kept; PUT the file again`,
+    {
+      refusal: "too_slow",
+      window_ms: pace.floorMillis,
+      min_bytes_per_second: pace.minBytesPerSecond,
+      size_bytes: sizeBytes
+    }
+  )
+
 export const makeMediaUploads = Effect.gen(function* () {
   const uploads = yield* Uploads
   const blobs = yield* BlobStore
@@ -200,23 +267,28 @@ export const makeMediaUploads = Effect.gen(function* () {
       const ticket = yield* blobs
         .signPut(path, { contentType: request.mime_type, sizeBytes: request.size_bytes, expiresAt })
         .pipe(Effect.catchTag("BlobStoreError", storageFailure))
-      yield* uploads.insert({
-        id,
-        accountId: account.id,
-        filename: request.filename,
-        mimeType: request.mime_type,
-        sizeBytes: request.size_bytes,
-        durationSeconds: request.duration_sec,
-        path,
-        status: "registered",
-        jobId: null,
-        expiresAt,
-        createdAt: now,
-        uploadedAt: null,
-        consumedAt: null,
-        fileRemovedAt: null,
-        putClosesAt: DateTime.add(expiresAt, { millis: putTimeMillis(pace, request.size_bytes) })
-      })
+      const quota = Plan.uploadQuotaFor(account.plan)
+      const { inserted, usage } = yield* uploads.insert(
+        {
+          id,
+          accountId: account.id,
+          filename: request.filename,
+          mimeType: request.mime_type,
+          sizeBytes: request.size_bytes,
+          durationSeconds: request.duration_sec,
+          path,
+          status: "registered",
+          jobId: null,
+          expiresAt,
+          createdAt: now,
+          uploadedAt: null,
+          consumedAt: null,
+          fileRemovedAt: null,
+          putClosesAt: DateTime.add(expiresAt, { millis: putTimeMillis(pace, request.size_bytes) })
+        },
+        quota
+      )
+      if (!inserted) return yield* Effect.fail(quotaRefusal(account, quota, usage, request.size_bytes))
       return new Api.UploadCreateResponse({
         upload_id: id,
         bucket: ticket.bucket,
@@ -313,6 +385,51 @@ export const makeMediaUploads = Effect.gen(function* () {
       }
     })
 
+  /**
+   * Fails with 408 once a window (`floorMillis`) passes in which the body did not bring the minimum
+   * rate's worth of bytes (or the rest of the file, when less): a PUT is held to the pace all along,
+   * not only on average to its deadline. Only windows that end before the deadline are checked (the
+   * deadline answers for the last). Never succeeds; raced against the receipt.
+   */
+  const keptToPace = (
+    received: Ref.Ref<number>,
+    sizeBytes: number,
+    before: number,
+    windowsLeft: number
+  ): Effect.Effect<never, Errors.ApiError> =>
+    windowsLeft <= 0
+      ? Effect.never
+      : Effect.sleep(Duration.millis(pace.floorMillis)).pipe(
+          Effect.zipRight(Ref.get(received)),
+          Effect.flatMap((now) =>
+            now - before < Math.min(windowBytes(pace), sizeBytes - before)
+              ? Effect.fail(tooSlowInWindow(sizeBytes, now - before, pace))
+              : keptToPace(received, sizeBytes, now, windowsLeft - 1)
+          )
+        )
+
+  /** The paths a PUT is being received for on this server: one PUT per signed URL at a time. */
+  const receiving = yield* Ref.make(HashSet.empty<string>())
+  const oneAtATime =
+    (path: string) =>
+    <A, E2, R>(work: Effect.Effect<A, E2, R>): Effect.Effect<A, E2 | Errors.ApiError, R> =>
+      Effect.acquireUseRelease(
+        Ref.modify(receiving, (paths) =>
+          HashSet.has(paths, path) ? [false, paths] : [true, HashSet.add(paths, path)]
+        ),
+        (claimed): Effect.Effect<A, E2 | Errors.ApiError, R> =>
+          claimed
+            ? work
+            : Effect.fail(
+                Errors.apiError(
+                  "conflict",
+                  "another PUT of this upload is in progress: one PUT per signed URL at a time",
+                  { refusal: "put_in_progress" }
+                )
+              ),
+        (claimed) => (claimed ? Ref.update(receiving, HashSet.remove(path)) : Effect.void)
+      )
+
   const receive = <E>(put: SignedPut<E>) =>
     Option.match(receiver, {
       onNone: () =>
@@ -326,11 +443,25 @@ export const makeMediaUploads = Effect.gen(function* () {
         Effect.gen(function* () {
           const claims = yield* store.claims(put.token)
           yield* waiting(claims.path)
-          yield* store.receive(put, waiting(claims.path)).pipe(
+          const received = yield* Ref.make(0)
+          const counted: SignedPut<E> = {
+            ...put,
+            body: Stream.tap(put.body, (chunk) => Ref.update(received, (n) => n + chunk.byteLength))
+          }
+          yield* Effect.raceFirst(
+            store.receive(counted, waiting(claims.path)),
+            keptToPace(
+              received,
+              claims.sizeBytes,
+              0,
+              Math.ceil(putTimeMillis(pace, claims.sizeBytes) / pace.floorMillis) - 1
+            )
+          ).pipe(
             Effect.timeoutFail({
               duration: Duration.millis(putTimeMillis(pace, claims.sizeBytes)),
               onTimeout: () => tooSlow(claims.sizeBytes, pace)
-            })
+            }),
+            oneAtATime(claims.path)
           )
         }).pipe(
           Effect.catchTags({

@@ -273,7 +273,8 @@ interface InHand {
 }
 
 /**
- * A log line about a job in hand, with its id, kind and account, and the milliseconds since it was
+ * A log line about a job in hand, with its id, kind, account and the request that made it
+ * (`request_id`), and the milliseconds since it was
  * claimed (`duration_ms`): an aggregator follows each job through claim, completion, failure,
  * retry, hand-back and lease takeover.
  */
@@ -290,6 +291,8 @@ const logJob = (
         "job.id": entry.job.id,
         "job.kind": entry.job.kind,
         "account.id": entry.job.accountId,
+        // The request that made the job (the API's request_id; the X-Request-Id the server gave it).
+        request_id: entry.job.requestId,
         duration_ms: now - entry.claimedAt,
         ...fields
       })

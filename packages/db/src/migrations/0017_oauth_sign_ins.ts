@@ -1,5 +1,5 @@
 /**
- * OAuth sign-ins follow the API key that made them (issue 23):
+ * OAuth sign-ins follow the API key that made them, so that revoking a key ends them:
  *
  * - `oauth_sign_ins`: a person who typed a valid API key on the consent page is held here, not in
  *   the page (the page carries only a random sign-in id, stored as its hash). A sign-in names the

@@ -24,6 +24,9 @@ import { postLedgerEntry } from "./0021_post_ledger_entry.js"
 import { batchItemsStatementChecks } from "./0022_batch_items_statement_checks.js"
 import { postChargeOrRaise } from "./0023_post_charge_or_raise.js"
 import { markBatchItemDone } from "./0024_mark_batch_item_done.js"
+import { webSessions } from "./0045_web_sessions.js"
+import { transcriptProvenance } from "./0046_transcript_provenance.js"
+import { batchItemsRefusedUnrecorded } from "./0047_batch_items_refused_unrecorded.js"
 
 export const migrations: Migrations = {
   "0001_accounts": accounts,
@@ -49,5 +52,8 @@ export const migrations: Migrations = {
   "0021_post_ledger_entry": postLedgerEntry,
   "0022_batch_items_statement_checks": batchItemsStatementChecks,
   "0023_post_charge_or_raise": postChargeOrRaise,
-  "0024_mark_batch_item_done": markBatchItemDone
+  "0024_mark_batch_item_done": markBatchItemDone,
+  "0045_web_sessions": webSessions,
+  "0046_transcript_provenance": transcriptProvenance,
+  "0047_batch_items_refused_unrecorded": batchItemsRefusedUnrecorded
 }

@@ -217,6 +217,16 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
       sql`SELECT mark_batch_item_done(${batchId}, ${position}, ${owner}) AS done`
   })
 
+  /** An item's error, refused before its job was recorded, while its lease is the owner's. */
+  const failOne = SqlSchema.findOne({
+    Request: Schema.Struct({ ...BatchKey.fields, owner: Schema.String, error: Schema.String }),
+    Result: Schema.Struct({ position: Schema.NonNegativeInt }),
+    execute: ({ batchId, position, owner, error }) =>
+      sql`UPDATE batch_items SET error = ${error}
+        WHERE batch_id = ${batchId} AND position = ${position} AND ${lease.heldBy(owner)} AND NOT done
+        RETURNING position`
+  })
+
   /**
    * Expired leases, and items never taken inside their batch's offer window (see the port), ranked
    * by position within their batch: the n-th item of every batch before the (n+1)-th of any.
@@ -260,7 +270,8 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
       sql`SELECT b.id, b.account_id FROM batches b
         WHERE b.status = 'processing' AND NOT EXISTS (
           SELECT 1 FROM batch_items i LEFT JOIN jobs j ON j.id = i.job_id
-          WHERE i.batch_id = b.id AND (NOT i.done OR (i.error IS NULL AND j.status = 'processing')))
+          WHERE i.batch_id = b.id
+            AND (NOT i.done OR (i.error IS NULL AND (j.id IS NULL OR j.status = 'processing'))))
         ORDER BY b.created_at LIMIT ${limit}`
   })
 
@@ -401,6 +412,11 @@ export const make: Effect.Effect<Batches["Type"], never, SqlClient.SqlClient> = 
       doneOne({ batchId, position, owner }).pipe(
         Effect.map((row) => row.done),
         operation("Batches.itemDone")
+      ),
+    itemFailed: (batchId, position, owner, error) =>
+      failOne({ batchId, position, owner, error }).pipe(
+        Effect.map(Option.isSome),
+        operation("Batches.itemFailed")
       ),
     pending: (now, limit, { window, acceptedBefore }) =>
       pendingAt({ now, limit, window, acceptedBefore }).pipe(operation("Batches.pending")),

@@ -70,7 +70,7 @@ export const parseStoredSegments = (json: Transcript.SegmentsJson): ReadonlyArra
  * A `jsonb` column of segments as this service writes them (every write encodes them with
  * `Schema.Array(Segment)`): read back as `Segment`s without checking every field again. Validating
  * the 80-odd segments of a transcript field by field cost more than a third of a millisecond per
- * read of an owned transcript, the hot path of POST /transcribe (issue 13). Anything but an array
+ * read of an owned transcript, the hot path of POST /transcribe. Anything but an array
  * is still refused.
  */
 export const StoredSegments: Schema.Schema<

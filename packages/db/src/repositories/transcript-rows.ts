@@ -29,12 +29,13 @@ const statuses: ReadonlySet<unknown> = new Set(TranscriptSummary.fields.status.l
 export const storedSummary = (value: unknown): TranscriptSummary | undefined => {
   if (typeof value !== "object" || value === null) return undefined
   const row = value as Record<string, unknown>
-  const { id, accountId, videoId, videoTitle, language, createdAt } = row
+  const { id, accountId, videoId, videoTitle, language, createdAt, translatedFrom } = row
   return typeof id === "string" &&
     typeof accountId === "string" &&
     typeof videoId === "string" &&
     (videoTitle === null || typeof videoTitle === "string") &&
     typeof language === "string" &&
+    (translatedFrom === null || translatedFrom === undefined || typeof translatedFrom === "string") &&
     sourceKinds.has(row.sourceKind) &&
     statuses.has(row.status) &&
     isCount(row.wordCount) &&
@@ -55,7 +56,10 @@ export const storedSummary = (value: unknown): TranscriptSummary | undefined => 
         segmentCount: row.segmentCount,
         durationSeconds: row.durationSeconds,
         creditsUsed: row.creditsUsed as TranscriptSummary["creditsUsed"],
-        createdAt: DateTime.unsafeFromDate(createdAt)
+        createdAt: DateTime.unsafeFromDate(createdAt),
+        ...(typeof translatedFrom === "string"
+          ? { translatedFrom: translatedFrom as Language.LanguageCode }
+          : {})
       }
     : undefined
 }
@@ -64,7 +68,7 @@ export const storedSummary = (value: unknown): TranscriptSummary | undefined => 
  * The rows of a list page (GET /transcripts, the hot path of a search), decoded by `storedSummary`
  * into the summaries the use case turns into list items: the columns' types and constraints already
  * hold what the field schemas would check again (uuid ids, non-negative counts, the kinds and
- * statuses), and going through the `TranscriptSummary` struct cost about 10 µs a row (issue 13).
+ * statuses), and going through the `TranscriptSummary` struct cost about 10 µs a row.
  */
 export const SummaryRow: Schema.Schema<TranscriptSummary, unknown> = Schema.transformOrFail(
   Schema.Unknown,
@@ -108,7 +112,7 @@ export const InsertRow = Schema.Struct({
 })
 
 export const summaryColumnList = `id, account_id, video_id, video_title, language, source_kind, status,
-    word_count, segment_count, duration_seconds, credits_used, created_at`
+    word_count, segment_count, duration_seconds, credits_used, created_at, translated_from`
 
 /** The columns of a `RecordRow`. */
 export const recordColumnList = `${summaryColumnList}, channel_id, text, segments, has_timestamps,

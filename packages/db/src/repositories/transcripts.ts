@@ -69,6 +69,7 @@ const SearchRequest = Schema.Struct({
   search: Schema.optional(Schema.String),
   status: TranscriptSummary.fields.status,
   language: Schema.optional(Language.LanguageCode),
+  sourceKind: Schema.optional(TranscriptRecord.fields.sourceKind),
   createdFrom: Schema.optional(Timestamp),
   createdTo: Schema.optional(Timestamp),
   offset: Schema.NonNegativeInt,
@@ -116,7 +117,7 @@ const storeAttempts = 3
 /**
  * The summary columns of a list page (a CTE `page`), each named as its field (`snakeToCamel`, the
  * client's naming): the page's rows skip the client's renaming of every key of every row, which
- * cost about 1 µs a row (50 µs of the server's CPU for a page of 50, issue 13).
+ * cost about 1 µs a row (50 µs of the server's CPU for a page of 50).
  */
 const pageColumns = asFields("page", summaryColumnList)
 
@@ -133,7 +134,8 @@ interface SearchFilter {
 const searchFilters = (query: SearchRequest): ReadonlyArray<SearchFilter> => [
   { condition: "language =", value: query.language },
   { condition: "created_at >=", value: query.createdFrom },
-  { condition: "created_at <=", value: query.createdTo }
+  { condition: "created_at <=", value: query.createdTo },
+  { condition: "source_kind =", value: query.sourceKind }
 ]
 
 /** The search statement: its text (made once per shape, `SearchTexts`) and its parameters. */
@@ -155,7 +157,7 @@ type SearchTexts = Map<number, string>
  * account, $2 status, $3 the words as `websearch_to_tsquery` reads them, $4 the words as a video
  * id, $5 the least total for which the page is first looked for in the newest rows (`denseFactor`
  * times $7), $6 how many newest rows (twice $7), $7 the rows up to the page's end, $8 limit, $9
- * offset, then the language, the first and the last date, each when set. The total counts the
+ * offset, then the language, the first and the last date and the source, each when set. The total counts the
  * matches from the GIN index. Then, when the matches are many (at least `denseFactor` times the
  * rows up to the page's end), the page is first looked for in the list's newest rows (twice the
  * rows up to the page's end, in date order from the account's index, each tested against the
@@ -165,7 +167,7 @@ type SearchTexts = Map<number, string>
  * after a hundred. Never prepared: PostgreSQL's generic plan of it (limits unknown) takes the sparse
  * page from the date index too, 1 s for a rare word at 100,000 transcripts against 1 ms planned with
  * the values. Each shape's text is made once (`texts`): building the statement from fragments and
- * compiling it on every request cost about 0.1 ms (issue 13).
+ * compiling it on every request cost about 0.1 ms.
  */
 const searchStatement = (
   texts: SearchTexts,
@@ -297,6 +299,7 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
       sql`account_id = ${query.accountId}`,
       sql`status = ${query.status}`,
       ...(query.language === undefined ? [] : [sql`language = ${query.language}`]),
+      ...(query.sourceKind === undefined ? [] : [sql`source_kind = ${query.sourceKind}`]),
       ...(query.createdFrom === undefined ? [] : [sql`created_at >= ${query.createdFrom}`]),
       ...(query.createdTo === undefined ? [] : [sql`created_at <= ${query.createdTo}`])
     ])
@@ -337,6 +340,7 @@ export const make: Effect.Effect<Transcripts["Type"], never, SqlClient.SqlClient
         search: query.search,
         status: query.status,
         language: query.language,
+        sourceKind: query.sourceKind,
         createdFrom: query.createdFrom,
         createdTo: query.createdTo,
         offset: query.offset,

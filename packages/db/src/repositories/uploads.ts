@@ -6,10 +6,11 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import * as SqlSchema from "@effect/sql/SqlSchema"
 import { UploadRecord, Uploads } from "@verbatim/core"
-import { Ids } from "@verbatim/domain"
+import { Ids, Plan } from "@verbatim/domain"
 import { Effect, Layer, Option, Schema } from "effect"
 import { Int8, Timestamp } from "./columns.js"
 import { operation } from "./failure.js"
+import { inSomeTransaction } from "./transaction.js"
 
 /** An `uploads` row: the record, with its dates and size as the driver returns them. */
 export const UploadRow = Schema.Struct({
@@ -38,6 +39,34 @@ export const make: Effect.Effect<Uploads["Type"], never, SqlClient.SqlClient> = 
           ${u.path}, ${u.status}, ${u.jobId}, ${u.expiresAt}, ${u.createdAt}, ${u.uploadedAt},
           ${u.consumedAt}, ${u.fileRemovedAt}, ${u.putClosesAt})`
   })
+
+  // Inserts of one account take turns on a transaction-scoped advisory lock; the usage is read by
+  // a statement after the lock was granted, so it sees every upload committed before.
+  const lockAccount = (accountId: Ids.AccountId) =>
+    sql`SELECT pg_advisory_xact_lock(hashtextextended(${`uploads:${accountId}`}, 0))`
+
+  // In flight: not yet transcribed and still usable (its URL or its wait not expired, or a PUT may
+  // still land). Stored: every upload whose file the store keeps or may still receive.
+  const usageOf = SqlSchema.single({
+    Request: Schema.Struct({ accountId: Ids.AccountId, now: Timestamp }),
+    Result: Schema.Struct({ inFlight: Int8, bytesStored: Int8 }),
+    execute: ({ accountId, now }) =>
+      sql`SELECT
+          count(*) FILTER (WHERE status <> 'consumed' AND (expires_at > ${now} OR put_closes_at > ${now})) AS in_flight,
+          coalesce(sum(size_bytes), 0)::bigint AS bytes_stored
+        FROM uploads WHERE account_id = ${accountId} AND file_removed_at IS NULL`
+  })
+
+  const insertWithin = (upload: UploadRecord, quota: Plan.UploadQuota) =>
+    inSomeTransaction(sql)(
+      Effect.gen(function* () {
+        yield* lockAccount(upload.accountId)
+        const usage = yield* usageOf({ accountId: upload.accountId, now: upload.createdAt })
+        const inserted = Plan.uploadQuotaExceeded(quota, usage, upload.sizeBytes) === undefined
+        if (inserted) yield* insertOne(upload)
+        return { inserted, usage }
+      })
+    )
 
   const findOwned = SqlSchema.findOne({
     Request: Schema.Struct({ accountId: Ids.AccountId, id: Ids.UploadId }),
@@ -89,7 +118,7 @@ export const make: Effect.Effect<Uploads["Type"], never, SqlClient.SqlClient> = 
   })
 
   return Uploads.of({
-    insert: (upload) => insertOne(upload).pipe(operation("Uploads.insert")),
+    insert: (upload, quota) => insertWithin(upload, quota).pipe(operation("Uploads.insert")),
     get: (accountId, id) => findOwned({ accountId, id }).pipe(operation("Uploads.get")),
     markUploaded: (id, at, expiresAt) =>
       markOne({ id, at, expiresAt }).pipe(operation("Uploads.markUploaded")),

@@ -292,6 +292,46 @@ describeEachDatabase(
       }).pipe(Effect.provide(RepositoriesLive))
     )
 
+    it.effect("filters the list and the search by source kind", () =>
+      Effect.gen(function* () {
+        const { transcripts } = yield* repositories
+        const account = yield* newAccount()
+        const human = transcript(account.id, {
+          videoId: "srcmanual01",
+          text: "Rivers carry water",
+          createdAt: at("2026-01-01T00:00:00Z")
+        })
+        const automatic = transcript(account.id, {
+          videoId: "srcauto0001",
+          text: "Water falls as rain",
+          sourceKind: "auto",
+          createdAt: at("2026-02-01T00:00:00Z")
+        })
+        const heard = transcript(account.id, {
+          videoId: "srcasr00001",
+          text: "Spoken words about water",
+          sourceKind: "asr",
+          createdAt: at("2026-03-01T00:00:00Z")
+        })
+        for (const record of [human, automatic, heard]) yield* transcripts.store(record)
+        const found = (overrides: Partial<TranscriptSearch>) =>
+          Effect.map(transcripts.search(account.id, query(overrides)), (page) => ({
+            ids: ids(page.items),
+            total: page.total
+          }))
+        expect(yield* found({ sourceKind: "auto" })).toEqual({ ids: [automatic.id], total: 1 })
+        expect(yield* found({ sourceKind: "asr", search: "water" })).toEqual({ ids: [heard.id], total: 1 })
+        expect(yield* found({ sourceKind: "manual", search: "rain" })).toEqual({ ids: [], total: 0 })
+        expect(yield* found({ search: "water" })).toEqual({
+          ids: [heard.id, automatic.id, human.id],
+          total: 3
+        })
+        expect(
+          yield* found({ sourceKind: "manual", search: "water", createdFrom: at("2026-01-01T00:00:00Z") })
+        ).toEqual({ ids: [human.id], total: 1 })
+      }).pipe(Effect.provide(RepositoriesLive))
+    )
+
     it.effect(
       "searches under every combination of filters, with and without segments, reading each row whole",
       () =>

@@ -36,16 +36,70 @@ const upload = (accountId: Ids.AccountId, overrides: Partial<UploadRecord> = {})
   }
 }
 
+/** A quota no test here reaches. */
+const roomy = { inFlight: 1_000, bytesStored: Number.MAX_SAFE_INTEGER }
+
 describeEachDatabase(
   "Uploads repository",
   (it) => {
+    it.effect(
+      "an insert past the quota is refused with the usage it found; concurrent inserts of one account never pass it together",
+      () =>
+        Effect.gen(function* () {
+          const { uploads, jobs } = yield* repositories
+          const owner = yield* newAccount()
+          const other = yield* newAccount("Grace")
+          const quota = { inFlight: 3, bytesStored: 5 * 2_147_483_648 }
+          const tried = yield* Effect.forEach(
+            Array.from({ length: 8 }, () => upload(owner.id)),
+            (u) => uploads.insert(u, quota),
+            { concurrency: "unbounded" }
+          )
+          expect(tried.filter((t) => t.inserted).length).toBe(3)
+          expect(tried.filter((t) => !t.inserted).map((t) => t.usage)).toEqual(
+            Array.from({ length: 5 }, () => ({ inFlight: 3, bytesStored: 3 * 2_147_483_648 }))
+          )
+          // Another account's uploads are its own.
+          expect((yield* uploads.insert(upload(other.id), quota)).inserted).toBe(true)
+          // A consumed upload is no longer in flight, but its file counts as stored until removed.
+          const first = yield* uploads.insert(upload(owner.id, { sizeBytes: 1 }), roomy)
+          expect(first).toEqual({ inserted: true, usage: { inFlight: 3, bytesStored: 3 * 2_147_483_648 } })
+          const consumedOne = upload(owner.id, { sizeBytes: 10 })
+          yield* uploads.insert(consumedOne, roomy)
+          const now = at("2026-10-03T12:10:00.000Z")
+          yield* uploads.markUploaded(consumedOne.id, now, at("2026-10-04T12:10:00.000Z"))
+          const consuming = yield* jobs.insert(job(owner.id))
+          yield* uploads.consume(consumedOne.id, consuming.id, now)
+          const after = yield* uploads.insert(upload(owner.id, { sizeBytes: 1 }), {
+            inFlight: 5,
+            bytesStored: Number.MAX_SAFE_INTEGER
+          })
+          expect(after).toEqual({
+            inserted: true,
+            usage: { inFlight: 4, bytesStored: 3 * 2_147_483_648 + 1 + 10 }
+          })
+          // Bytes: one more of the largest size does not fit in what is left.
+          const full = yield* uploads.insert(upload(owner.id), {
+            inFlight: 100,
+            bytesStored: 4 * 2_147_483_648
+          })
+          expect(full.inserted).toBe(false)
+          // An expired, unconsumed upload is no longer in flight (the sweep removes its file later).
+          const late = yield* uploads.insert(
+            upload(owner.id, { sizeBytes: 1, createdAt: at("2026-10-03T15:00:00.000Z") }),
+            roomy
+          )
+          expect(late.usage.inFlight).toBe(0)
+        }).pipe(Effect.provide(RepositoriesLive))
+    )
+
     it.effect("keeps an upload as registered and shows it to its account only", () =>
       Effect.gen(function* () {
         const { uploads } = yield* repositories
         const owner = yield* newAccount()
         const other = yield* newAccount("Grace")
         const registered = upload(owner.id)
-        yield* uploads.insert(registered)
+        yield* uploads.insert(registered, roomy)
         expect(yield* uploads.get(owner.id, registered.id)).toEqual(Option.some(registered))
         expect(yield* uploads.get(other.id, registered.id)).toEqual(Option.none())
       }).pipe(Effect.provide(RepositoriesLive))
@@ -56,7 +110,7 @@ describeEachDatabase(
         const { uploads, jobs } = yield* repositories
         const owner = yield* newAccount()
         const registered = upload(owner.id)
-        yield* uploads.insert(registered)
+        yield* uploads.insert(registered, roomy)
         const now = at("2026-10-03T12:10:00.000Z")
         const later = at("2026-10-04T12:10:00.000Z")
         const consuming = yield* jobs.insert(job(owner.id))
@@ -97,7 +151,7 @@ describeEachDatabase(
           const finished = yield* jobs.insert(job(owner.id))
           const inWork = upload(owner.id, { status: "consumed", jobId: running.id, expiresAt: past })
           const done = upload(owner.id, { status: "consumed", jobId: finished.id, expiresAt: future })
-          for (const u of [expired, fresh, inWork, done]) yield* uploads.insert(u)
+          for (const u of [expired, fresh, inWork, done]) yield* uploads.insert(u, roomy)
           const mine = (rows: ReadonlyArray<UploadRecord>) =>
             rows.filter((row) => row.accountId === owner.id).map((row) => row.id)
 
@@ -129,7 +183,7 @@ describeEachDatabase(
             expiresAt: DateTime.subtract(now, { minutes: 5 }),
             putClosesAt: closes
           })
-          for (const u of [done, late]) yield* uploads.insert(u)
+          for (const u of [done, late]) yield* uploads.insert(u, roomy)
           const mine = (when: DateTime.Utc) =>
             Effect.map(uploads.sweepable(when, 1000), (rows) =>
               rows.filter((row) => row.accountId === owner.id).map((row) => row.id)

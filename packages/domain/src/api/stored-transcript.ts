@@ -33,6 +33,8 @@ export class StoredTranscript extends Schema.Class<StoredTranscript>("StoredTran
     segments: Schema.Array(Segment),
     has_timestamps: Schema.Boolean,
     source_kind: SourceKind,
+    /** The language this machine translation was made from; null for an original (captions or ASR). */
+    translated_from: Schema.NullOr(LanguageCode),
     video_title: Schema.NullOr(Schema.String),
     summary: Schema.NullOr(FreeFormObject),
     mind_map: Schema.NullOr(FreeFormObject),
@@ -51,6 +53,8 @@ export class TranscriptListItem extends Schema.Class<TranscriptListItem>("Transc
     video_title: Schema.NullOr(Schema.String),
     language: LanguageCode,
     source_kind: SourceKind,
+    /** The language this machine translation was made from; null for an original (captions or ASR). */
+    translated_from: Schema.NullOr(LanguageCode),
     status: StoredTranscriptStatus,
     created_at: Schema.DateTimeUtc,
     word_count: Count,
@@ -85,13 +89,15 @@ export const TranscriptListQuery = Schema.Struct({
   search: optionalQuery(TranscriptSearch),
   status: Schema.optionalWith(StoredTranscriptStatus, { default: () => "succeeded" as const }),
   language: optionalQuery(LanguageCode),
+  /** Only transcripts of this source (our addition: manual, auto or asr). */
+  source: optionalQuery(SourceKind),
   date_from: optionalQuery(DateTimeInput),
   date_to: optionalQuery(DateTimeInput),
   include_segments: booleanQuery(false)
 }).annotations({
   identifier: "TranscriptListQuery",
   description:
-    "page, limit, search, status (default succeeded), language, date_from, date_to, include_segments (default false)",
+    "page, limit, search, status (default succeeded), language, source (manual, auto, asr), date_from, date_to, include_segments (default false)",
   ...allErrors
 })
 export type TranscriptListQuery = typeof TranscriptListQuery.Type

@@ -108,7 +108,12 @@ export class TranscribeCompleted extends Schema.Class<TranscribeCompleted>("Tran
     status: Schema.Literal("completed"),
     data: TranscribeData,
     credits_used: Credits,
-    job_id: Schema.NullOr(JobId)
+    job_id: Schema.NullOr(JobId),
+    /** Our addition: what was served, when it is not what was asked for (an owned transcript, options not applied). */
+    note: absentUnless(Schema.String).annotations({
+      description:
+        "Present when the answer is not quite what was asked: e.g. an owned transcript served again without the asr_options sent"
+    })
   },
   { description: "The transcript is served (200)" }
 ) {}

@@ -30,6 +30,8 @@ export class TranslateResponse extends Schema.Class<TranslateResponse>("Translat
     success: Schema.Boolean,
     message: Schema.String,
     language: LanguageCode,
+    /** The language the translation was made from (null only when an owned original was returned). */
+    translated_from: Schema.NullOr(LanguageCode),
     credits_used: Credits,
     /** Null when an owned translation was returned. */
     provider_used: Schema.NullOr(TranslateProvider),

@@ -3,10 +3,11 @@
  * a catalogue code, a message and free-form details. It knows its HTTP status and converts to and
  * from the wire body (`ErrorBody`, which has no `_tag`).
  */
-import { ParseResult, Schema } from "effect"
+import { type ParseResult, Schema } from "effect"
 import type { ErrorBody } from "../api/error-body.js"
 import { FreeFormObject } from "../api/fields.js"
 import { ErrorCode, type ErrorStatus, isRetryable, meaningOf, statusOf } from "./codes.js"
+import { plainIssuesOf, sentence } from "./plain-words.js"
 
 export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
   code: ErrorCode,
@@ -41,14 +42,8 @@ export interface Issue {
   readonly message: string
 }
 
-const pathKey = (key: PropertyKey): string | number => (typeof key === "symbol" ? String(key) : key)
-
-/** The issues of a failed decode, one per problem found. */
-export const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<Issue> =>
-  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
-    path: issue.path.map(pathKey),
-    message: issue.message
-  }))
+/** The issues of a failed decode, one per problem found, in plain words (see `plain-words.ts`). */
+export const issuesOf = (error: ParseResult.ParseError): ReadonlyArray<Issue> => plainIssuesOf(error.issue)
 
 /** The longest issue message kept: messages quote the value they reject, which may be large. */
 export const maxIssueMessageLength = 300
@@ -57,7 +52,7 @@ const shorten = (message: string): string =>
   message.length <= maxIssueMessageLength ? message : `${message.slice(0, maxIssueMessageLength - 1)}…`
 
 const expectedPattern = /^Expected (.*), actual (.*)$/s
-const absentBranch = /^Expected (null|undefined), actual /
+const absentBranch = /^(Expected (null|undefined), actual |must be (null|undefined|left out) \(got )/
 
 /**
  * One issue per field. A union reports one issue per member it tried; for a field they read as one:
@@ -95,12 +90,7 @@ export const mergeIssues = (issues: ReadonlyArray<Issue>): ReadonlyArray<Issue> 
 export const rejection = (issues: ReadonlyArray<Issue>): ApiError => {
   const merged = mergeIssues(issues).map((issue) => ({ path: issue.path, message: shorten(issue.message) }))
   const first = merged[0]
-  const message =
-    first === undefined
-      ? meaningOf("invalid_request")
-      : first.path.length === 0
-        ? first.message
-        : `${first.path.join(".")}: ${first.message}`
+  const message = first === undefined ? meaningOf("invalid_request") : sentence(first)
   return new ApiError({ code: "invalid_request", message, details: { issues: merged } })
 }
 

@@ -81,3 +81,43 @@ export const channelJobMonth = (nowMs: number): string => {
   const month = String(date.getUTCMonth() + 1).padStart(2, "0")
   return `${String(date.getUTCFullYear()).padStart(4, "0")}-${month}`
 }
+
+/**
+ * What one account may hold of uploads at a time (no spec figure; ours): `inFlight` uploads not yet
+ * transcribed (registered or uploaded, still usable), and `bytesStored`, the declared sizes of every
+ * upload whose file the store still keeps or may still receive. Each plan can hold at least one upload
+ * of the largest size (`maxUploadSizeBytes`, 2 GiB).
+ */
+export interface UploadQuota {
+  readonly inFlight: number
+  readonly bytesStored: number
+}
+
+const gib = 1024 * 1024 * 1024
+
+export const uploadQuotas: { readonly [P in Plan]: UploadQuota } = {
+  free: { inFlight: 2, bytesStored: 2 * gib },
+  basic: { inFlight: 20, bytesStored: 20 * gib },
+  pro: { inFlight: 100, bytesStored: 50 * gib },
+  business: { inFlight: 200, bytesStored: 200 * gib }
+}
+
+export const uploadQuotaFor = (plan: Plan): UploadQuota => uploadQuotas[plan]
+
+/** What an account holds of uploads now. */
+export interface UploadUsage {
+  readonly inFlight: number
+  readonly bytesStored: number
+}
+
+/** Which quota one more upload of `sizeBytes` would pass, if any (the count first). */
+export const uploadQuotaExceeded = (
+  quota: UploadQuota,
+  usage: UploadUsage,
+  sizeBytes: number
+): "in_flight" | "bytes_stored" | undefined =>
+  usage.inFlight + 1 > quota.inFlight
+    ? "in_flight"
+    : usage.bytesStored + sizeBytes > quota.bytesStored
+      ? "bytes_stored"
+      : undefined

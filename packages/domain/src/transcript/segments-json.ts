@@ -3,7 +3,7 @@
  * list of segments is told apart, by type, from any other string.
  *
  * Serving an owned transcript again writes its segments as the text they were stored as, without
- * parsing them and writing them back (issue 13: that was about a fifth of POST /transcribe's CPU).
+ * parsing them and writing them back (that was about a fifth of POST /transcribe's CPU).
  * Such text may stand in an answer only when it is, byte for byte, what `JSON.stringify` writes of
  * the segments encoded with `Schema.Array(Segment)`. The brand says that it is: text gets it from
  * `encodeSegmentsJson`, or from a store that only ever keeps text made so (`trustedSegmentsJson`).
@@ -48,7 +48,7 @@ const segmentOf = (segment: Timed) =>
 /**
  * The segments a `SegmentsJson` encodes, without checking every field again (the brand says the
  * text is the schema's encoding): validating the 80-odd segments of a transcript field by field
- * cost more than a third of a millisecond per read (issue 13).
+ * cost more than a third of a millisecond per read.
  */
 export const decodeSegmentsJson = (json: SegmentsJson): ReadonlyArray<Segment> =>
   segmentsOfEncoded(JSON.parse(json))

@@ -169,6 +169,7 @@ describe("stored transcripts and deletes", () => {
       segments: [{ text: "hello", start: 0, end: 500 }],
       has_timestamps: true,
       source_kind: "auto",
+      translated_from: null,
       video_title: null,
       summary: { tldr: "greeting", points: [1, 2] },
       mind_map: null
@@ -177,6 +178,8 @@ describe("stored transcripts and deletes", () => {
     expect(Schema.encodeSync(StoredTranscript)(decoded)).toStrictEqual(json)
     expect(accepts(StoredTranscript, { ...json, source_kind: "human" })).toBe(false)
     expect(accepts(StoredTranscript, { ...json, summary: "text" })).toBe(false)
+    // A machine translation names the language it was made from.
+    expect(accepts(StoredTranscript, { ...json, language: "es", translated_from: "en" })).toBe(true)
   })
 
   it("lists items whose video_title may be null, with segments only when asked for", () => {
@@ -186,6 +189,7 @@ describe("stored transcripts and deletes", () => {
       video_title: null,
       language: "en",
       source_kind: "asr",
+      translated_from: null,
       status: "succeeded",
       created_at: at,
       word_count: 120,

@@ -82,7 +82,7 @@ describe("invalidRequest", () => {
         "mime_type",
         "size_bytes"
       ])
-      expect(error.message).toMatch(/^(mime_type|size_bytes|duration_sec): /)
+      expect(error.message).toMatch(/^(mime_type|size_bytes|duration_sec) must /)
       expect(error.message).not.toBe(meaningOf("invalid_request"))
     }
   })
@@ -92,7 +92,7 @@ describe("invalidRequest", () => {
     expect(Either.isLeft(result)).toBe(true)
     if (Either.isLeft(result)) {
       const body = invalidRequest(result.left).toBody()
-      expect(body.message.startsWith("asr_options.speakersExpected: ")).toBe(true)
+      expect(body.message.startsWith("asr_options.speakersExpected must be at most ")).toBe(true)
       expect(JSON.parse(JSON.stringify(body))).toStrictEqual(body)
     }
   })

@@ -83,8 +83,21 @@ const RunBatchConfirmationOutput = Schema.Struct({
 const RunBatchOutput = Schema.Union(RunBatchAcceptedOutput, RunBatchConfirmationOutput)
 type RunBatchOutput = typeof RunBatchOutput.Type
 
-const batchQuestion = (count: number, mode: Mode.Mode | undefined) =>
-  `${mode === undefined ? "With a webhook_url, the account's default mode applies, which may send" : `Mode ${mode} sends`} the videos without usable captions (of these ${count}) to speech recognition, which costs about ${asrCreditsPerHour} credits per hour of audio each (more with asr_options); estimate_cost prices one video. Ask the user whether to go ahead; if they agree, call run_batch again with confirm_asr: true. Nothing has been started or charged.`
+/**
+ * What confirm_arguments carry in place of a webhook_url the request did not send: the API requires
+ * one for a batch that runs speech recognition, so the question asks for it (it is no URL: sent
+ * unfilled, run_batch refuses it naming webhook_url).
+ */
+export const webhookPlaceholder = "<an https URL of the user's that receives the finished batch>"
+
+const batchQuestion = (count: number, mode: Mode.Mode | undefined, hasWebhook: boolean) =>
+  [
+    `${mode === undefined ? "With a webhook_url, the account's default mode applies, which may send" : `Mode ${mode} sends`} the videos without usable captions (of these ${count}) to speech recognition, which costs about ${asrCreditsPerHour} credits per hour of audio each (more with asr_options); estimate_cost prices one video.`,
+    hasWebhook
+      ? "Ask the user whether to go ahead; if they agree, call run_batch with confirm_arguments as they are."
+      : `A batch that runs speech recognition requires a webhook_url (an https URL of the user's that receives the finished batch). Ask the user whether to go ahead and for that URL; if they agree, call run_batch with confirm_arguments, its webhook_url "${webhookPlaceholder}" replaced by their URL. Without a webhook, transcribe each video with transcribe_video (confirm_asr: true) instead, once the user agreed to its price.`,
+    "Nothing has been started or charged."
+  ].join(" ")
 
 export const runBatch = defineTool({
   name: "run_batch",
@@ -105,14 +118,17 @@ export const runBatch = defineTool({
       const mayStartAsr =
         input.mode === undefined ? input.webhook_url !== undefined : asrModes.includes(input.mode)
       if (!input.confirm_asr && mayStartAsr) {
-        const confirm_arguments = yield* asJson(RunBatchInput, { ...input, confirm_asr: true })
+        // Sent with the webhook placeholder filled (the question says so), the confirmation succeeds.
+        const confirmed = yield* asJson(RunBatchInput, { ...input, confirm_asr: true })
+        const confirm_arguments =
+          input.webhook_url === undefined ? { ...confirmed, webhook_url: webhookPlaceholder } : confirmed
         return {
           status: "requires_asr_confirmation" as const,
           video_count: input.video_ids.length,
           mode: input.mode ?? null,
           credits_used: 0,
           asr_credits_per_hour: asrCreditsPerHour,
-          question: batchQuestion(input.video_ids.length, input.mode),
+          question: batchQuestion(input.video_ids.length, input.mode, input.webhook_url !== undefined),
           confirm_arguments
         }
       }

@@ -68,7 +68,7 @@ export const resolvePlaylist = defineTool({
     "Lists the videos of a YouTube playlist (up to 100, in playlist order), metadata only: nothing is transcribed or charged. Paid plans only (plan_required otherwise). Then run_batch with the video ids transcribes them.",
   input: ResolvePlaylistInput,
   output: ResolvePlaylistOutput,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: { readOnlyHint: true, openWorldHint: true },
   text: (output) =>
     listedText(
       `Playlist ${output.playlist_id}${output.title === null ? "" : ` "${output.title}"`}: ${output.total} videos${output.truncated ? " (more not listed)" : ""}.`,
@@ -129,7 +129,7 @@ export const resolveChannel = defineTool({
     "Lists the newest videos of a YouTube channel, metadata only: nothing is transcribed or charged. Paid plans only (plan_required otherwise), and each call uses one of the plan's channel jobs of the month (3 basic, 8 pro; rate_limit_exceeded once used). Then run_batch with the video ids transcribes them.",
   input: ResolveChannelInput,
   output: ResolveChannelOutput,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  annotations: { readOnlyHint: true, openWorldHint: true },
   text: (output) =>
     listedText(
       `Channel ${output.channel_title} (${output.channel_id}): ${output.total} videos, newest first${output.truncated ? " (more not listed)" : ""}.`,

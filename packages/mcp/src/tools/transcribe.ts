@@ -60,6 +60,9 @@ const TranscribeCompletedOutput = Schema.Struct({
   character_count: Count,
   preview: Schema.String.annotations({ description: "The opening of the transcript" }),
   asr_intelligence: IntelligenceOutput,
+  note: Schema.optionalWith(Schema.String, { exact: true }).annotations({
+    description: "What was served when it is not quite what was asked (e.g. asr_options not applied)"
+  }),
   next_step: Schema.String
 }).annotations({ description: "The transcript is stored; read it with get_transcript" })
 
@@ -180,7 +183,8 @@ const transcribeOutput = (
           character_count: transcript.text.length,
           preview: preview(transcript.text),
           ...intelligence,
-          next_step: `Read the transcript with get_transcript (video_id ${response.data.video_id}, language ${transcript.language}); it comes in chunks with timestamps.`
+          ...(response.note === undefined ? {} : { note: response.note }),
+          next_step: `${response.note === undefined ? "" : `${response.note} `}Read the transcript with get_transcript (video_id ${response.data.video_id}, language ${transcript.language}); it comes in chunks with timestamps.`
         })
       )
     }

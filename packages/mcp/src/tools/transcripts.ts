@@ -7,6 +7,7 @@ import { TranscriptChunks } from "@verbatim/core"
 import { Api, Ids, Language, Transcript } from "@verbatim/domain"
 import { Effect, Option, Schema } from "effect"
 import { AccountOperations } from "../operations.js"
+import { provenance } from "../provenance.js"
 import { openingSnippet, type Snippet, searchSnippets } from "../snippets.js"
 import { defineTool } from "../tool.js"
 import {
@@ -69,6 +70,10 @@ const GetTranscriptOutput = Schema.Struct({
   video_title: Schema.NullOr(Schema.String),
   language: Language.LanguageCode,
   source_kind: Transcript.SourceKind,
+  translated_from: Schema.NullOr(Language.LanguageCode).annotations({
+    description:
+      "The language this machine translation was made from; null for an original (captions or speech recognition)"
+  }),
   has_timestamps: Schema.Boolean,
   segment_count: Count.annotations({ description: "Segments in the whole transcript" }),
   character_count: Count.annotations({ description: "Characters in the whole transcript's text" }),
@@ -100,7 +105,7 @@ const transcriptText = (output: GetTranscriptOutput): string => {
       : first === undefined || last === undefined
         ? "no segments"
         : `segments ${first.segment + 1}–${last.segment + 1} of ${output.segment_count}`
-  const header = `${output.video_title ?? output.video_id} (video ${output.video_id}, ${output.language}, ${output.source_kind}): ${range}`
+  const header = `${output.video_title ?? output.video_id} (video ${output.video_id}, ${provenance(output)}): ${range}`
   const lines =
     output.text !== undefined
       ? [output.text]
@@ -127,7 +132,7 @@ export const getTranscript = defineTool({
   name: "get_transcript",
   title: "Read a stored transcript",
   description:
-    "Read a transcript the user owns (from transcribe_video), in chunks that fit your context: each chunk lists segments with start and end times in milliseconds, or with format text plain text without times. When has_more is true, call again with cursor set to next_cursor to read on. Chooses the best transcript of the video (human captions, then auto captions, then speech recognition) unless language, source or id says which. Free.",
+    "Read a transcript the user owns (from transcribe_video), in chunks that fit your context: each chunk lists segments with start and end times in milliseconds, or with format text plain text without times. When has_more is true, call again with cursor set to next_cursor to read on. Chooses the best original transcript of the video (human captions, then auto captions, then speech recognition; a machine translation only when asked for by language) unless language, source or id says which. Free.",
   input: GetTranscriptInput,
   output: GetTranscriptOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -166,6 +171,7 @@ export const getTranscript = defineTool({
         video_title: transcript.video_title,
         language: transcript.language,
         source_kind: transcript.source_kind,
+        translated_from: transcript.translated_from,
         has_timestamps: transcript.has_timestamps,
         segment_count: transcript.segments.length,
         character_count: transcript.text.length,
@@ -194,6 +200,7 @@ const TranscriptItemOutput = Schema.Struct({
   video_title: Schema.NullOr(Schema.String),
   language: Language.LanguageCode,
   source_kind: Transcript.SourceKind,
+  translated_from: Schema.NullOr(Language.LanguageCode),
   created_at: Schema.DateTimeUtc,
   duration_seconds: Count,
   word_count: Count,
@@ -206,6 +213,7 @@ const itemOutput = (item: Api.TranscriptListItem, snippets: ReadonlyArray<Snippe
   video_title: item.video_title,
   language: item.language,
   source_kind: item.source_kind,
+  translated_from: item.translated_from,
   created_at: item.created_at,
   duration_seconds: item.duration_seconds,
   word_count: item.word_count,

@@ -10,6 +10,10 @@ import { Count, plural, transcribeFirst, VideoIdInput, withNextStep } from "./sh
 const TranslateOutput = Schema.Struct({
   video_id: Schema.String,
   language: Language.LanguageCode,
+  translated_from: Schema.NullOr(Language.LanguageCode).annotations({
+    description:
+      "The language the machine translation was made from; null when an owned original was returned"
+  }),
   credits_used: Credits.Credits,
   provider_used: Schema.NullOr(Api.TranslateProvider).annotations({
     description:
@@ -87,6 +91,7 @@ export const translateTranscript = defineTool({
       return {
         video_id: input.video_id,
         language: answer.language,
+        translated_from: answer.translated_from,
         credits_used: answer.credits_used,
         provider_used: answer.provider_used,
         message: answer.message,

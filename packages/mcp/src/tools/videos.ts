@@ -3,7 +3,7 @@
  * channel, duration, caption languages, translation targets, each mode's price for this account
  * and the transcripts it owns already.
  */
-import { Api } from "@verbatim/domain"
+import { Api, Plan } from "@verbatim/domain"
 import { Effect, Schema } from "effect"
 import { AccountOperations } from "../operations.js"
 import { defineTool } from "../tool.js"
@@ -20,7 +20,20 @@ const nextStep = (info: Api.VideoInfo): string => {
   if (byDefault?.available === true && byDefault.source !== "asr") {
     return `transcribe_video with video "${info.video_id}" serves ${byDefault.source} captions in ${byDefault.language} for ${plural(byDefault.credits, "credit")}.`
   }
-  return `The video has no captions the default mode (${info.default_mode}) serves: speech recognition is priced under prices; ask the user before transcribe_video with mode "speech_to_text_only" (or "auto") and confirm_asr: true.`
+  const captions = info.prices.find(
+    (price) => price.available && price.source !== null && price.source !== "asr"
+  )
+  const asr = info.prices.find((price) => price.available && price.source === "asr")
+  if (captions !== undefined && (info.exceeds_max_duration || asr === undefined)) {
+    return `transcribe_video with video "${info.video_id}" and mode "${captions.mode}" serves ${captions.source} captions${captions.language === null ? "" : ` in ${captions.language}`} for ${plural(captions.credits, "credit")}${info.exceeds_max_duration ? `; speech recognition takes videos up to ${Plan.maxAsrDurationMinutes} minutes, and this one is longer` : ""}.`
+  }
+  if (info.exceeds_max_duration) {
+    return `The video is too long: speech recognition takes videos up to ${Plan.maxAsrDurationMinutes} minutes, and it has no captions to serve, so it cannot be transcribed. Tell the user and stop; no call will succeed for it.`
+  }
+  if (asr === undefined) {
+    return "No mode can transcribe this video now (every mode is unavailable): tell the user and stop."
+  }
+  return `The video has no captions the default mode (${info.default_mode}) serves: speech recognition (mode "${asr.mode}") costs ${plural(asr.credits, "credit")}. Ask the user whether to pay that; only if they agree, call transcribe_video with video "${info.video_id}", mode "${asr.mode}" and confirm_asr: true.`
 }
 
 const infoText = (output: VideoInfoOutput): string => {

@@ -187,6 +187,40 @@ layer(servicesOn(testInfrastructure({ platform: countingPlatform })), liveSuiteO
     )
 
     it.effect(
+      "an item refused before its job is recorded is a failed item with its error, and its batch finishes",
+      () =>
+        Effect.gen(function* () {
+          const batches = yield* Batches
+          const work = yield* BatchWork
+          const account = yield* createAccount({ credits: 10 })
+          const id = crypto.randomUUID() as Ids.BatchId
+          const accepted = processingBatch(id, account.id, 1, yield* DateTime.now, null)
+          // The webhook host resolved when the batch was accepted; when the worker checks it again
+          // it no longer does: the item is refused before its job is recorded.
+          yield* batches.insert(
+            {
+              ...accepted,
+              request: { ...accepted.request, mode: "auto", webhook_url: "https://gone.example.net/hook" }
+            },
+            [{ videoId: videos.manualOnly, error: null }]
+          )
+          yield* work.runItem(
+            { lane: batchItemLane, id: `${id}:0`, accountId: account.id },
+            "refusing",
+            30_000
+          )
+          const answer = yield* finished(account, id)
+          expect(answer.status).toBe("failed")
+          expect(answer.results).toHaveLength(1)
+          expect(answer.results[0]).toMatchObject({ status: "failed" })
+          expect(JSON.stringify(answer.results[0])).toContain("gone.example.net")
+          expect((yield* batches.finishable(100)).map((b) => b.id)).not.toContain(id)
+          expect((yield* books(account)).balance).toBe(10)
+        }),
+      30_000
+    )
+
+    it.effect(
       "closing the batch service lets an item's done mark in flight land: the batch finishes, not a lease later",
       () =>
         Effect.gen(function* () {

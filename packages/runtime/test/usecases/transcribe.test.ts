@@ -681,7 +681,9 @@ layer(useCasesLayer(), suiteOptions)("Transcribe (captions path) on the producti
               max_duration_minutes: 480
             })
             expect(failed.error).toMatch(/480/)
-            expect(failed.suggestion).toMatch(/captions_only/)
+            // Too long says so and stops: no ASR advice, only captions where the video has any.
+            expect(failed.suggestion).toMatch(/do not send it again for ASR/)
+            expect(failed.suggestion).toMatch(/Only captions can be served/)
             const job = yield* storedJob(account, failed.job_id)
             expect(job).toMatchObject({ status: "failed", error: failed.error, creditsUsed: 0 })
           }

@@ -8,7 +8,15 @@
  * (`provider`, `allow_ai_fallback`, `source_language`) and the refusals (400, 402, 403, 404, 503).
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { type Account, Ledger, Transcripts, Translate, VideoPlatform } from "@verbatim/core"
+import {
+  type Account,
+  Ledger,
+  StoredTranscripts,
+  Transcribe,
+  Transcripts,
+  Translate,
+  VideoPlatform
+} from "@verbatim/core"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Api, Pricing, Transcript } from "@verbatim/domain"
 import { AiTranslator } from "@verbatim/llm"
@@ -22,6 +30,7 @@ import {
   expectBalancedBooks,
   liveSuiteOptions,
   ownedOf,
+  transcribeRequest,
   transcriptRecord,
   videos
 } from "./support.js"
@@ -227,6 +236,41 @@ layer(wiring, liveSuiteOptions)("Translate on the production wiring", (it) => {
         expect(yield* requestsMade).toBe(before)
         expect((yield* expectBalancedBooks(account)).balance).toBe(2)
       })
+    )
+  })
+
+  describe("provenance", () => {
+    it.effect(
+      "the best transcript is the original: a newer translation is served only when asked for by language, labelled translated_from",
+      () =>
+        Effect.gen(function* () {
+          const account = yield* createAccount({ credits: 10 })
+          const video = videos.manualAndAuto
+          yield* Effect.flatMap(Transcribe, (t) =>
+            t.transcribe(account, transcribeRequest({ video, language: "en", mode: "captions_only" }))
+          )
+          const translated = yield* translate(account, video, { target_language: "es", provider: "ai" })
+          expect(translated).toMatchObject({ language: "es", translated_from: "en" })
+          const stored = yield* StoredTranscripts
+          const get = (fields: Record<string, string>) =>
+            stored.get(account, video, Schema.decodeUnknownSync(Api.TranscriptQuery)(fields))
+          const best = yield* get({})
+          expect(best.response).toMatchObject({ language: "en", translated_from: null })
+          const spanish = yield* get({ language: "es" })
+          expect(spanish.response).toMatchObject({ language: "es", translated_from: "en" })
+          const listed = yield* stored.list(
+            account,
+            Schema.decodeUnknownSync(Api.TranscriptListQuery)({ search: video })
+          )
+          expect(listed.history.map((item) => [item.language, item.translated_from]).sort()).toEqual([
+            ["en", null],
+            ["es", "en"]
+          ])
+          // Translating again names the original, not the translation, as what it comes from.
+          const french = yield* translate(account, video, { target_language: "fr", provider: "ai" })
+          expect(french).toMatchObject({ language: "fr", translated_from: "en" })
+          expect((yield* get({})).response.language).toBe("en")
+        })
     )
   })
 

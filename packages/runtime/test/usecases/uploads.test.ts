@@ -11,12 +11,14 @@ import {
   defaultUploadPace,
   Jobs,
   MediaUploads,
+  makeMediaUploads,
   putTimeMillis,
   SignedPutReceiver,
+  UploadPace,
   Uploads
 } from "@verbatim/core"
 import { Api } from "@verbatim/domain"
-import { DateTime, Duration, Effect, Fiber, Option, Stream, TestClock } from "effect"
+import { DateTime, Deferred, Duration, Effect, Fiber, Option, Stream, TestClock } from "effect"
 import { asTimePasses, testJob } from "../../src/testing.js"
 import { useCasesLayer } from "./support.js"
 
@@ -192,6 +194,114 @@ layer(useCasesLayer(), { timeout: "60 seconds" })("MediaUploads", (it) => {
         yield* TestClock.adjust(Duration.minutes(61))
         yield* uploads.sweep
         expect(yield* stored(created.path)).toBe(false)
+      })
+  )
+  it.effect(
+    "a body that slows below the minimum rate is cut with 408 at the end of that window, long before its deadline, and keeps nothing",
+    () =>
+      Effect.gen(function* () {
+        // 10 bytes a second held over every second: 1,000 bytes may take 100 s in all.
+        const pace = { minBytesPerSecond: 10, floorMillis: 1_000 }
+        const uploads = yield* makeMediaUploads.pipe(Effect.provideService(UploadPace, pace))
+        const { account } = yield* arrange
+        const created = yield* uploads
+          .create(
+            account,
+            new Api.UploadCreateRequest({
+              filename: "b.wav",
+              mime_type: "audio/wav",
+              size_bytes: 1_000,
+              duration_sec: 3
+            })
+          )
+          .pipe(Effect.orDie)
+        const started = yield* TestClock.currentTimeMillis
+        // A fast start (500 bytes at once), then 5 bytes a second: under the rate from the second window on.
+        const trickle = Stream.concat(
+          Stream.make(bytes.subarray(0, 500)),
+          Stream.repeatEffect(Effect.as(Effect.sleep(Duration.seconds(1)), bytes.subarray(0, 5)))
+        )
+        const send = (body: Stream.Stream<Uint8Array>) =>
+          uploads.receive({ token: created.token, contentType: "audio/wav", contentLength: 1_000, body })
+        const refused = yield* asTimePasses(Effect.flip(send(trickle)), Duration.millis(250))
+        expect(refused).toMatchObject({
+          code: "request_timeout",
+          details: { refusal: "too_slow", window_ms: 1_000, min_bytes_per_second: 10 }
+        })
+        expect((yield* TestClock.currentTimeMillis) - started).toBeLessThan(10_000)
+        expect(yield* stored(created.path)).toBe(false)
+
+        // The same file at the rate all along (10 bytes every second, after the same start) is kept.
+        const steady = Stream.concat(
+          Stream.make(bytes.subarray(0, 500)),
+          Stream.repeatEffect(Effect.as(Effect.sleep(Duration.seconds(1)), bytes.subarray(0, 10))).pipe(
+            Stream.take(50)
+          )
+        )
+        yield* asTimePasses(send(steady), Duration.millis(250))
+        expect(yield* stored(created.path)).toBe(true)
+      })
+  )
+
+  it.effect(
+    "one PUT per signed URL at a time: a second while the first is in progress is 409 put_in_progress; once it ended, the URL takes a PUT again",
+    () =>
+      Effect.gen(function* () {
+        const { created, send } = yield* arrange
+        const started = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const held = Stream.concat(
+          Stream.fromEffect(Effect.as(Deferred.succeed(started, undefined), bytes.subarray(0, 10))),
+          Stream.fromEffect(Effect.as(Deferred.await(release), bytes.subarray(10)))
+        )
+        const first = yield* Effect.fork(send(held))
+        // The first PUT's body is being read: the URL is taken.
+        yield* Deferred.await(started)
+        const second = yield* Effect.flip(send(Stream.make(bytes)))
+        expect(second).toMatchObject({ code: "conflict", details: { refusal: "put_in_progress" } })
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(first)
+        expect(yield* stored(created.path)).toBe(true)
+        // Not completed yet: a PUT again replaces the file.
+        yield* send(Stream.make(bytes))
+      })
+  )
+
+  it.effect(
+    "an account past its plan's uploads in flight is refused 429 naming the quota; past its bytes stored, 413",
+    () =>
+      Effect.gen(function* () {
+        const admin = yield* AccountAdmin
+        const uploads = yield* MediaUploads
+        const free = yield* admin.createAccount({ name: "free", plan: "free", credits: 0 }).pipe(Effect.orDie)
+        const request = (size_bytes: number) =>
+          new Api.UploadCreateRequest({
+            filename: "c.wav",
+            mime_type: "audio/wav",
+            size_bytes,
+            duration_sec: 3
+          })
+        // The free plan: 2 uploads in flight, 2 GiB stored.
+        yield* uploads.create(free, request(1_000))
+        yield* uploads.create(free, request(1_000))
+        const third = yield* Effect.flip(uploads.create(free, request(1_000)))
+        expect(third).toMatchObject({
+          code: "rate_limit_exceeded",
+          details: { quota: "uploads_in_flight", limit: 2, in_flight: 2 }
+        })
+        expect(third.message).toContain("free plan allows 2 uploads in flight")
+
+        const other = yield* admin
+          .createAccount({ name: "free2", plan: "free", credits: 0 })
+          .pipe(Effect.orDie)
+        yield* uploads.create(other, request(2 * 1024 * 1024 * 1024 - 1))
+        const over = yield* Effect.flip(uploads.create(other, request(2)))
+        expect(over).toMatchObject({
+          code: "request_too_large",
+          details: { quota: "upload_bytes_stored", limit: 2 * 1024 * 1024 * 1024, size_bytes: 2 }
+        })
+        // Exactly at the quota is allowed.
+        yield* uploads.create(other, request(1))
       })
   )
 })

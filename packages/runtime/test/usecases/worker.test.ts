@@ -292,7 +292,13 @@ layer(useCasesLayer(), liveSuiteOptions)("the worker on the production wiring", 
         ).pipe(Effect.provide(workers(4)), Effect.provide(Logger.replace(Logger.defaultLogger, collect)))
         const about = (job: JobRecord, msg: string) =>
           lines.filter((line) => line.fields["job.id"] === job.id && line.msg === `job ${job.id} ${msg}`)
-        const shape = { "job.kind": "test.delay", "account.id": account.id, duration_ms: expect.any(Number) }
+        // Every line names the request that made the job, too.
+        const shape = {
+          "job.kind": "test.delay",
+          "account.id": account.id,
+          duration_ms: expect.any(Number),
+          request_id: expect.any(String)
+        }
         expect(about(completes, "claimed")).toEqual([
           {
             level: "INFO",
@@ -327,6 +333,7 @@ layer(useCasesLayer(), liveSuiteOptions)("the worker on the production wiring", 
             }
           }
         ])
+        expect(about(completes, "claimed")[0]?.fields.request_id).toBe(completes.requestId)
         expect(about(retries, "claimed").map((line) => line.fields.attempt)).toEqual([1, 2])
         expect(about(retries, "completed")).toHaveLength(1)
         expect(about(orphan, "taken over from an expired lease")).toEqual([
