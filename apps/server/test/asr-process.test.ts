@@ -55,7 +55,7 @@ describe.runIf(installed || process.env.CI === "true")("the guide's ASR flow on 
       VERBATIM_DATA_DIR: dataDir,
       PORT: String(port),
       VERBATIM_ASR: "auto",
-      VERBATIM_WEBHOOK_ALLOWED_HOSTS: "localhost"
+      VERBATIM_WEBHOOK_ALLOWED_HOSTS: "localhost:9000"
     })
     try {
       const output = await server.waitFor(/Seeded a development account[\s\S]*vbt_/, 90_000)

@@ -335,6 +335,34 @@ layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })("inp
         })
     )
 
+    it.effect("the MCP transport bounds nesting as every route does: deeper than 64 levels is 400", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const { key } = yield* server.newAccount()
+        const headers = {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${key}`
+        }
+        const call = (depth: number) =>
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: { name: "get_credits", arguments: {} }
+          }).replace('"arguments":{}', `"arguments":{"x":${"[".repeat(depth)}${"]".repeat(depth)}}`)
+        // 3 levels of the message itself: 61 more is the deepest accepted, 62 more is refused.
+        const refused = yield* server.post(api("/gpt/mcp"), { raw: call(62), headers })
+        expect({ status: refused.status, json: refused.json }).toMatchObject({
+          status: 400,
+          json: { error: "invalid_request", details: { max_depth: 64 } }
+        })
+        const accepted = yield* server.post(api("/gpt/mcp"), { raw: call(61), headers })
+        expect(accepted.status).toBe(200)
+        expect(accepted.text).not.toContain("max_depth")
+      })
+    )
+
     it.effect(
       "a chunked PUT past the signed size is 413 with the error body; the right bytes are then stored",
       () =>

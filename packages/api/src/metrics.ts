@@ -137,12 +137,54 @@ export const routeTemplate = (method: string, url: string): string => {
 
 const signedPutPath = `${basePath}/uploads/files/`
 
+/** Query parameters that carry a credential when a client puts one there by mistake. */
+const secretParams: ReadonlySet<string> = new Set([
+  "api_key",
+  "apikey",
+  "key",
+  "token",
+  "access_token",
+  "refresh_token",
+  "id_token",
+  "code",
+  "code_verifier",
+  "client_secret",
+  "password",
+  "sig",
+  "signature"
+])
+
+const paramName = (part: string): string => {
+  const equals = part.indexOf("=")
+  const raw = (equals === -1 ? part : part.slice(0, equals)).replaceAll("+", " ")
+  try {
+    return decodeURIComponent(raw).trim().toLowerCase()
+  } catch {
+    return raw.toLowerCase()
+  }
+}
+
+/** The query with every secret parameter's value written as `<redacted>` (linear in its length). */
+const loggedQuery = (query: string): string =>
+  query
+    .split("&")
+    .map((part) => {
+      if (!secretParams.has(paramName(part))) return part
+      const equals = part.indexOf("=")
+      return `${equals === -1 ? part : part.slice(0, equals)}=<redacted>`
+    })
+    .join("&")
+
 /**
  * The request's path as the log shows it: a signed upload URL's token is a credential (it lets
- * anyone PUT the upload's bytes for an hour), so it is written as `<token>`.
+ * anyone PUT the upload's bytes for an hour), so it is written as `<token>`; so is the value of any
+ * query parameter that names a credential (`api_key`, `token`, `code`, `sig`, ...: `<redacted>`).
  */
-export const loggedUrl = (url: string): string =>
-  url.startsWith(signedPutPath) ? `${signedPutPath}<token>` : url
+export const loggedUrl = (url: string): string => {
+  if (url.startsWith(signedPutPath)) return `${signedPutPath}<token>`
+  const query = url.indexOf("?")
+  return query === -1 ? url : `${url.slice(0, query)}?${loggedQuery(url.slice(query + 1))}`
+}
 
 const probes: ReadonlySet<string> = new Set([
   "/api/v2/ping",

@@ -102,19 +102,22 @@ export const registrationBodyBytes = 16 * 1024
 const proxyPeer = new Set(["loopback", "private", "carrier_grade_nat", "link_local"])
 
 /**
- * The address a request comes from: the connection's peer, or, when the peer is on this machine
+ * The client a request comes from: the connection's peer, or, when the peer is on this machine
  * or a private network (a load balancer in front, as in `deploy/`), the last address of
- * `X-Forwarded-For` (the one that proxy saw). From a public peer the header is ignored.
+ * `X-Forwarded-For` (the one that proxy saw) when it is an address. From a public peer the header
+ * is ignored. An IPv6 client is its /64 (`Webhook.clientOf`), so one host cannot be many clients.
  */
 export const clientAddress = (peer: string | undefined, forwardedFor: string | undefined): string => {
-  const socket = (peer ?? "").replace(/^::ffff:/i, "")
+  const socket = peer ?? ""
   if (socket === "") return "unknown"
-  const classified = Webhook.classify(socket)
+  const client = Option.getOrElse(Webhook.clientOf(socket), () => socket)
+  const classified = Webhook.classify(socket.replace(/^::ffff:/i, ""))
   if (classified._tag === "Refused" && proxyPeer.has(classified.reason) && forwardedFor !== undefined) {
-    const last = forwardedFor.split(",").at(-1)?.trim() ?? ""
-    if (last !== "" && last.length <= 64) return last
+    const last = forwardedFor.slice(forwardedFor.lastIndexOf(",") + 1).trim()
+    const forwarded = Webhook.clientOf(last)
+    if (Option.isSome(forwarded)) return forwarded.value
   }
-  return socket
+  return client
 }
 
 const serverError = HttpServerResponse.unsafeJson(

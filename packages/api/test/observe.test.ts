@@ -165,6 +165,20 @@ describe("observeRequests", () => {
     })
   )
 
+  it.effect("never writes a credential put in a query string: its value is <redacted>", () =>
+    Effect.gen(function* () {
+      const secret = "vbt_0123456789abcdef"
+      const query = `video_id=dQw4w9WgXcQ&api_key=${secret}&Token=${secret}&co%64e=${secret}&sig&sig=${secret}&lang=en`
+      const { lines } = yield* answer("GET", `/api/v2/transcripts?${query}`, 200)
+      expect(JSON.stringify(lines)).not.toContain(secret)
+      expect(lines[0]?.message).toEqual([
+        expect.stringMatching(
+          /^GET \/api\/v2\/transcripts\?video_id=dQw4w9WgXcQ&api_key=<redacted>&Token=<redacted>&co%64e=<redacted>&sig=<redacted>&sig=<redacted>&lang=en 200 /
+        )
+      ])
+    })
+  )
+
   it.effect("logs the probes at debug level", () =>
     Effect.gen(function* () {
       for (const path of ["/api/v2/ping", "/api/v2/health", "/metrics"]) {

@@ -95,8 +95,11 @@ describe("checkWebhookUrl", () => {
   })
 
   it("the allow-list lets named hosts and addresses through (exact, case-insensitive)", () => {
-    expect(accepted("http://127.0.0.1:9000/", ["127.0.0.1"])).toEqual([])
-    expect(accepted("http://LOCALHOST:9000/", ["localhost"])).toEqual([])
+    expect(accepted("http://127.0.0.1:9000/", ["127.0.0.1:9000"])).toEqual([])
+    expect(accepted("http://LOCALHOST:9000/", ["localhost:*"])).toEqual([])
+    // An entry without a port allows the default ports only: not Redis or PostgreSQL on that host.
+    expect(refusal("http://localhost:6379/x", ["localhost"])).toContain("loopback")
+    expect(refusal("http://LOCALHOST:5432/x", ["localhost", "127.0.0.1", "::1"])).toContain("loopback")
     expect(accepted("https://internal.example.com/", ["10.0.0.7"])).toEqual(["internal.example.com"])
     expect(refusal("https://mixed.example.com/", ["mixed.example"])).toContain("private")
     expect(refusal("http://localhost/", ["127.0.0.1"])).toContain("::1 is a loopback address")
@@ -139,6 +142,22 @@ describe("checkWebhookUrl", () => {
         )
       )
       expect(some).toEqual(["receiver.internal", "127.0.0.1"])
+      const ports = yield* webhookAllowedHostsConfig.pipe(
+        Effect.withConfigProvider(
+          ConfigProvider.fromMap(
+            new Map([["VERBATIM_WEBHOOK_ALLOWED_HOSTS", "hooks.internal:8443, [::1]:*"]])
+          )
+        )
+      )
+      expect(ports).toEqual(["hooks.internal:8443", "[::1]:*"])
+      const bad = yield* Effect.flip(
+        webhookAllowedHostsConfig.pipe(
+          Effect.withConfigProvider(
+            ConfigProvider.fromMap(new Map([["VERBATIM_WEBHOOK_ALLOWED_HOSTS", "hooks.internal:https"]]))
+          )
+        )
+      )
+      expect(String(bad)).toContain("hooks.internal:https")
     })
   )
 })

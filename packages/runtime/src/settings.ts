@@ -23,7 +23,7 @@
  * | VERBATIM_SHUTDOWN_GRACE_MS | 10000 | how long SIGTERM waits for jobs in hand before handing them back |
  * | VERBATIM_JOB_MAX_ATTEMPTS | 5 | claims of one job before it fails for good |
  * | VERBATIM_WEBHOOK_TIMEOUT_MS | 15000 | one delivery attempt's time limit |
- * | VERBATIM_WEBHOOK_ALLOWED_HOSTS | none | hosts that may resolve to private addresses (comma-separated) |
+ * | VERBATIM_WEBHOOK_ALLOWED_HOSTS | none | hosts that may resolve to private addresses: `host` (ports 80 and 443), `host:port` or `host:*`, comma-separated |
  * | VERBATIM_WEBHOOK_SCHEDULE | 0,5s,5m,30m,2h,5h,10h,10h | waits before each delivery attempt |
  * | VERBATIM_ASR, VERBATIM_S3_*, VERBATIM_BLOB_*, VERBATIM_PUBLIC_URL | see `media.ts` | speech recognition and upload storage |
  * | VERBATIM_TRANSLATION, VERBATIM_AI_*, VERBATIM_APERTIUM_* | see `translation.ts` | machine translation |

@@ -82,8 +82,8 @@ export const staticResolver = (table: ReadonlyMap<string, ReadonlyArray<string>>
     }
   })
 
-/** The hosts tests may deliver webhooks to although they resolve to loopback. */
-export const testAllowedHosts: ReadonlyArray<string> = ["127.0.0.1", "localhost", "::1"]
+/** The hosts tests may deliver webhooks to although they resolve to loopback, on any port (receivers listen on free ones). */
+export const testAllowedHosts: ReadonlyArray<string> = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
 
 export interface TestInfrastructureOptions {
   /** The video platform (default: the demo platform on the shipped catalogue). */

@@ -82,7 +82,7 @@ const checkingLookup =
           return
         }
         for (const entry of entries) {
-          const checked = Webhook.checkAddress(entry.address, target.host, allowedHosts)
+          const checked = Webhook.checkAddress(entry.address, target.host, target.port, allowedHosts)
           if (Either.isLeft(checked)) {
             onRefused(checked.left)
             callback(Object.assign(new Error(checked.left), { code: "EWEBHOOKREFUSED" }), "")

@@ -57,7 +57,7 @@ describe("docs/webhooks.md receiver", () => {
         body: JSON.stringify({ job_id: "job_1", status: "completed" }),
         secret: Redacted.make(key),
         timeoutMs: 2_000,
-        allowedHosts: ["127.0.0.1"]
+        allowedHosts: ["127.0.0.1:*"]
       })
       // Wait for the child to listen: retry while the port refuses connections.
       const first: WebhookOutcome = yield* sender.send(request("msg_good", secret)).pipe(

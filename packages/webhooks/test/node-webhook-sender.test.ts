@@ -17,7 +17,7 @@ const request = (url: string, overrides: Partial<WebhookRequest> = {}): WebhookR
   body,
   secret: Redacted.make(secretText),
   timeoutMs: 5_000,
-  allowedHosts: ["127.0.0.1"],
+  allowedHosts: ["127.0.0.1:*"],
   ...overrides
 })
 
@@ -207,7 +207,14 @@ describe("NodeWebhookSender: addresses are checked at delivery", () => {
         if (refused._tag === "Refused") expect(refused.reason).toContain("localhost resolves to")
         yield* probe(r)
         expect(r.connections()).toBe(1)
-        const delivered = yield* send(request(`http://localhost:${r.port}/`, { allowedHosts: ["LocalHost"] }))
+        // Allowed by name without its port: the default ports only, so still refused, unconnected.
+        const portless = yield* send(request(`http://localhost:${r.port}/`, { allowedHosts: ["LocalHost"] }))
+        expect(portless._tag).toBe("Refused")
+        yield* probe(r)
+        expect(r.connections()).toBe(2)
+        const delivered = yield* send(
+          request(`http://localhost:${r.port}/`, { allowedHosts: [`LocalHost:${r.port}`] })
+        )
         expect(delivered).toMatchObject({ _tag: "Answered", status: 200 })
         expect(received(r)).toHaveLength(1)
       })
@@ -218,7 +225,7 @@ describe("NodeWebhookSender: addresses are checked at delivery", () => {
       const r = yield* receiver(status(204))
       const lookup = tableLookup({ "receiver.test": ["127.0.0.1"] })
       const outcome = yield* send(
-        request(`http://receiver.test:${r.port}/in`, { allowedHosts: ["receiver.test"] }),
+        request(`http://receiver.test:${r.port}/in`, { allowedHosts: [`receiver.test:${r.port}`] }),
         lookup
       )
       expect(outcome).toMatchObject({ _tag: "Answered", status: 204 })
@@ -232,7 +239,7 @@ describe("NodeWebhookSender: addresses are checked at delivery", () => {
       // 127.0.0.1 is allowed by address; 10.255.255.1 is not. Checking only the first would connect.
       const lookup = tableLookup({ "mixed.test": ["127.0.0.1", "10.255.255.1"] })
       const outcome = yield* send(
-        request(`http://mixed.test:${r.port}/`, { allowedHosts: ["127.0.0.1"] }),
+        request(`http://mixed.test:${r.port}/`, { allowedHosts: ["127.0.0.1:*"] }),
         lookup
       )
       expect(outcome._tag).toBe("Refused")

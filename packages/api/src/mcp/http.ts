@@ -47,7 +47,7 @@ import { answerStreamable } from "@verbatim/mcp-tools/streamable"
 import { Effect, Either, type Layer, Option } from "effect"
 import { boundedBody } from "../body.js"
 import { errorResponse } from "../errors.js"
-import { maxBodyBytes } from "../failures.js"
+import { bodyTooDeep, jsonDepth, maxBodyBytes, maxJsonDepth } from "../failures.js"
 import { mcpPath } from "../http.js"
 import { mcpChallenge } from "../oauth.js"
 import { bearerKey, rateLimitHeaders } from "../security.js"
@@ -222,6 +222,8 @@ export const McpHttpLive: Layer.Layer<never, never, UseCases | OAuthServer | Ser
         )
         yield* noteRequestAccount(account.id)
         const body = yield* bodyOf(request)
+        // Nesting is bounded before the body is parsed, as on every route (400 with the error body).
+        if (jsonDepth(new TextDecoder().decode(body)) > maxJsonDepth) return errorResponse(bodyTooDeep)
         const messages = messagesOf(body)
         // Not JSON: the transport's parse error, without starting it.
         if (Option.isNone(messages)) return parseError

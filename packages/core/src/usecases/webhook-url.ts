@@ -7,14 +7,24 @@
  * through. The sender checks again at delivery, against the address it connects to.
  */
 import { type Errors, Webhook } from "@verbatim/domain"
-import { Config, Context, Effect, Either } from "effect"
+import { Config, ConfigError, Context, Effect, Either } from "effect"
 import { AddressResolver } from "../ports/webhooks.js"
 import { fieldError } from "./failures.js"
 
-/** The allow-list setting: comma-separated host names and IP addresses, empty by default. */
+/**
+ * The allow-list setting: comma-separated `host` (default ports only), `host:port` or `host:*`,
+ * empty by default; an entry whose port is no port stops the start naming it.
+ */
 export const webhookAllowedHostsConfig: Config.Config<ReadonlyArray<string>> = Config.string(
   "VERBATIM_WEBHOOK_ALLOWED_HOSTS"
-).pipe(Config.withDefault(""), Config.map(Webhook.parseAllowedHosts))
+).pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((setting) =>
+    Either.mapLeft(Webhook.readAllowedHosts(setting), (reason) =>
+      ConfigError.InvalidData(["VERBATIM_WEBHOOK_ALLOWED_HOSTS"], reason)
+    )
+  )
+)
 
 /** The allow-list in force (from `webhookAllowedHostsConfig`), for use cases that check webhooks. */
 export class WebhookAllowList extends Context.Tag("@verbatim/core/WebhookAllowList")<
@@ -41,7 +51,7 @@ export const checkWebhookUrl = Effect.fn("checkWebhookUrl")(function* (
     .pipe(Effect.mapError((failure) => refuse(`${target.host} does not resolve (${failure.reason})`)))
   if (addresses.length === 0) return yield* refuse(`${target.host} does not resolve to any address`)
   for (const address of addresses) {
-    yield* Either.mapLeft(Webhook.checkAddress(address, target.host, allowedHosts), refuse)
+    yield* Either.mapLeft(Webhook.checkAddress(address, target.host, target.port, allowedHosts), refuse)
   }
   return url
 })

@@ -160,6 +160,23 @@ export const formatV6 = (groups: ReadonlyArray<number>): string => {
 export const format = (address: Address): string =>
   address._tag === "V4" ? formatV4(address.value) : formatV6(address.groups)
 
+/**
+ * The client an address stands for, for per-client budgets (rate limits by address): an IPv4
+ * address as itself, an IPv4-mapped IPv6 address as its IPv4, any other IPv6 address by its /64
+ * (one subscriber's usual allocation: a single host can use every address in it). Only strict
+ * text is read, a dotted quad or IPv6 text of at most 64 characters; anything else is `none`,
+ * so a forwarded header holding garbage names no client.
+ */
+export const clientOf = (text: string): Option.Option<string> => {
+  if (text.length === 0 || text.length > 64) return Option.none()
+  if (dottedQuad.test(text)) return Option.map(parseV4(text), formatV4)
+  return Option.map(parseV6(text), (groups) => {
+    const mapped = groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff
+    if (mapped) return formatV4((groups[6] ?? 0) * 65536 + (groups[7] ?? 0))
+    return `${formatV6([...groups.slice(0, 4), 0, 0, 0, 0])}/64`
+  })
+}
+
 // ---------------------------------------------------------------------------------------------
 // Ranges
 

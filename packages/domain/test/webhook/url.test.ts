@@ -81,7 +81,11 @@ describe("Webhook.checkUrl: IP literal hosts", () => {
   })
 
   it("the allow-list lets a refused literal through, matching IPs by value", () => {
-    expect(target("http://127.0.0.1:9000/hook", ["127.0.0.1"])).toMatchObject({ ip: true, allowed: true })
+    expect(target("http://127.0.0.1:9000/hook", ["127.0.0.1:9000"])).toMatchObject({
+      ip: true,
+      allowed: true
+    })
+    expect(reason("http://127.0.0.1:9000/hook", ["127.0.0.1"])).toContain("loopback")
     expect(target("http://0x7f.1/", ["127.0.0.1"])).toMatchObject({ host: "127.0.0.1", allowed: true })
     expect(target("http://[::1]/", ["0:0:0:0:0:0:0:1"])).toMatchObject({ host: "::1", allowed: true })
     expect(target("http://[::1]/", ["[::1]"])).toMatchObject({ allowed: true })
@@ -112,47 +116,86 @@ describe("Webhook.checkUrl: IP literal hosts", () => {
 
 describe("Webhook.checkAddress and the allow-list", () => {
   it("a resolved address is checked; the host name or the address on the list lets it through", () => {
-    expect(Webhook.checkAddress("93.184.215.14", "example.com", [])).toEqual(Either.right("93.184.215.14"))
-    const refused = Webhook.checkAddress("10.0.0.5", "internal.example.com", [])
+    expect(Webhook.checkAddress("93.184.215.14", "example.com", 443, [])).toEqual(
+      Either.right("93.184.215.14")
+    )
+    const refused = Webhook.checkAddress("10.0.0.5", "internal.example.com", 443, [])
     expect(refused).toEqual(
       Either.left(
         "internal.example.com resolves to 10.0.0.5 is a private address; webhooks must reach a public address"
       )
     )
-    expect(Webhook.checkAddress("10.0.0.5", "Internal.Example.com", ["internal.example.COM"])).toEqual(
+    expect(Webhook.checkAddress("10.0.0.5", "Internal.Example.com", 443, ["internal.example.COM"])).toEqual(
       Either.right("10.0.0.5")
     )
-    expect(Webhook.checkAddress("10.0.0.5", "internal.example.com", ["10.0.0.5"])).toEqual(
+    expect(Webhook.checkAddress("10.0.0.5", "internal.example.com", 80, ["10.0.0.5"])).toEqual(
       Either.right("10.0.0.5")
     )
-    expect(Webhook.checkAddress("10.0.0.6", "internal.example.com", ["10.0.0.5"])._tag).toBe("Left")
-    expect(Webhook.checkAddress("garbage", "x.example", ["x.example"])._tag).toBe("Left")
+    expect(Webhook.checkAddress("10.0.0.6", "internal.example.com", 443, ["10.0.0.5"])._tag).toBe("Left")
+    expect(Webhook.checkAddress("garbage", "x.example", 443, ["x.example"])._tag).toBe("Left")
+  })
+
+  it("an entry names its port: alone the default ports only, host:port that port, host:* any", () => {
+    for (const url of ["http://localhost:6379/x", "http://LOCALHOST:5432/x"]) {
+      expect(target(url, ["localhost", "127.0.0.1"]).allowed, url).toBe(false)
+    }
+    expect(reason("http://127.0.0.1:6379/", ["localhost", "127.0.0.1"])).toBeDefined()
+    expect(reason("http://127.0.0.1/", ["localhost", "127.0.0.1"])).toBeUndefined()
+    expect(target("http://localhost/x", ["localhost"]).allowed).toBe(true)
+    expect(target("https://localhost/x", ["localhost"]).allowed).toBe(true)
+    expect(target("http://localhost:4000/x", ["localhost:4000"]).allowed).toBe(true)
+    expect(target("http://localhost:4001/x", ["localhost:4000"]).allowed).toBe(false)
+    expect(reason("http://127.0.0.1:4001/x", ["127.0.0.1:*"])).toBeUndefined()
+    expect(reason("http://[::1]:4001/x", ["[::1]:4001"])).toBeUndefined()
+    expect(reason("http://[::1]:4002/x", ["[::1]:4001"])).toBeDefined()
+    expect(Webhook.checkAddress("10.0.0.5", "hooks.internal", 6379, ["hooks.internal"])._tag).toBe("Left")
+    expect(Webhook.checkAddress("10.0.0.5", "hooks.internal", 8443, ["hooks.internal:8443"])._tag).toBe(
+      "Right"
+    )
+    expect(Webhook.checkAddress("10.0.0.5", "hooks.internal", 8443, ["10.0.0.5:*"])._tag).toBe("Right")
   })
 
   it("a host name passes the URL rule (its addresses are checked once resolved)", () => {
     expect(target("https://localhost:3000/")).toMatchObject({ host: "localhost", ip: false, allowed: false })
-    expect(target("https://LOCALHOST:3000/", ["localhost"])).toMatchObject({ allowed: true })
+    expect(target("https://LOCALHOST:3000/", ["localhost:3000"])).toMatchObject({ allowed: true })
+    expect(target("https://LOCALHOST:3000/", ["localhost"])).toMatchObject({ allowed: false })
     expect(target("https://hooks.example.com/", ["example.com"])).toMatchObject({ allowed: false })
   })
 
   it("parses the setting: comma-separated, trimmed, lower case, IPs normalised, empties dropped", () => {
     expect(Webhook.parseAllowedHosts("")).toEqual([])
-    expect(Webhook.parseAllowedHosts(" Hooks.Internal , 127.0.0.1,,[::1], 0:0::1 ,receiver.")).toEqual([
+    expect(
+      Webhook.parseAllowedHosts(
+        " Hooks.Internal , 127.0.0.1,,[::1], 0:0::1 ,receiver.,Receiver:8080,[0::1]:*,10.0.0.1:*"
+      )
+    ).toEqual([
       "hooks.internal",
       "127.0.0.1",
       "::1",
       "::1",
-      "receiver"
+      "receiver",
+      "receiver:8080",
+      "[::1]:*",
+      "10.0.0.1:*"
     ])
+    expect(Webhook.readAllowedHosts("a.example:443, b.example")).toEqual(
+      Either.right(["a.example:443", "b.example"])
+    )
+    for (const bad of ["localhost:x", "localhost:0", "localhost:65536", "[::1", "[::1]x", "localhost:"]) {
+      expect(Webhook.readAllowedHosts(`ok.example,${bad}`)._tag, bad).toBe("Left")
+    }
   })
 
-  it("matching is exact: no suffix or prefix matches", () => {
+  it("matching is exact: no suffix or prefix matches, and no other port", () => {
     fc.assert(
-      fc.property(fc.domain(), fc.domain(), (a, b) => {
+      fc.property(fc.domain(), fc.domain(), fc.integer({ min: 1, max: 65535 }), (a, b, port) => {
         fc.pre(a.toLowerCase() !== b.toLowerCase())
-        expect(Webhook.isAllowed(a, [b])).toBe(false)
-        expect(Webhook.isAllowed(a.toUpperCase(), [a])).toBe(true)
-        expect(Webhook.isAllowed(`x.${a}`, [a])).toBe(false)
+        expect(Webhook.isAllowed(a, port, [`${b}:*`])).toBe(false)
+        expect(Webhook.isAllowed(a.toUpperCase(), port, [`${a}:*`])).toBe(true)
+        expect(Webhook.isAllowed(a, port, [`${a}:${port}`])).toBe(true)
+        expect(Webhook.isAllowed(a, port, [a])).toBe(port === 80 || port === 443)
+        expect(Webhook.isAllowed(a, port === 65535 ? 1 : port + 1, [`${a}:${port}`])).toBe(false)
+        expect(Webhook.isAllowed(`x.${a}`, port, [`${a}:*`])).toBe(false)
       })
     )
   })
