@@ -15,6 +15,7 @@ import { validateManifest } from "@anthropic-ai/mcpb"
 import { describe, expect, layer } from "@effect/vitest"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Effect } from "effect"
+import { runCommand } from "../../server/test/commands.js"
 import { TestServer, TestServerLive } from "../../server/test/server.js"
 import { call, connected, root } from "./support.js"
 
@@ -34,10 +35,10 @@ layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
           Effect.gen(function* () {
             const server = yield* TestServer
             const { key } = yield* server.newAccount({ plan: "business", credits: 42 })
-            execFileSync("node", ["scripts/bundle-mcp-package.mjs", "--pack", "--mcpb"], {
-              cwd: root,
-              stdio: ["ignore", "ignore", "inherit"]
-            })
+            // Off the test worker's event loop: a pack takes a while on a busy machine.
+            yield* Effect.promise(() =>
+              runCommand("node", ["scripts/bundle-mcp-package.mjs", "--pack", "--mcpb"], { cwd: root })
+            )
             const tarball = join(packageDir, "dist", `verbatim-mcp-${version}.tgz`)
             // The tarball holds the bundle, the manifest, README, LICENSE and CHANGELOG; nothing to install.
             const listed = execFileSync("tar", ["tzf", tarball], { encoding: "utf8" })
@@ -62,10 +63,9 @@ layer(TestServerLive, { timeout: "90 seconds", excludeTestServices: true })(
               Effect.sync(() => mkdtempSync(join(tmpdir(), "verbatim-mcp-install-"))),
               (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
             )
-            execFileSync("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], {
-              cwd: folder,
-              stdio: ["ignore", "ignore", "inherit"]
-            })
+            yield* Effect.promise(() =>
+              runCommand("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], { cwd: folder })
+            )
             // No TypeScript loader, no workspace: one file that node runs.
             const installed = readdirOf(join(folder, "node_modules"))
             expect(installed).toEqual(["verbatim-mcp"])

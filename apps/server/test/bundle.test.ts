@@ -6,7 +6,6 @@
  * then behave as it does. Built once: `--if-changed` (what the commands run before node) rebuilds
  * only when a source changed, and never under `NODE_ENV=production`.
  */
-import { execFileSync, spawnSync } from "node:child_process"
 import {
   copyFileSync,
   mkdirSync,
@@ -20,7 +19,8 @@ import {
 } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { runCommand, spawnCommand } from "./commands.js"
 import { bundledServer, repositoryRoot } from "./server-process.js"
 
 const dist = join(repositoryRoot, "apps", "server", "dist")
@@ -48,11 +48,8 @@ const loadedAtStart = (): ReadonlyArray<string> => {
 }
 
 /** Runs an ES module script with node, in the repository, and returns what it printed. */
-const runModule = (script: string): string =>
-  execFileSync(process.execPath, ["--input-type=module", "-e", script], {
-    cwd: repositoryRoot,
-    encoding: "utf8"
-  })
+const runModule = (script: string): Promise<string> =>
+  runCommand(process.execPath, ["--input-type=module", "-e", script], { cwd: repositoryRoot })
 
 describe("the server bundle", () => {
   it("loads no database driver at start (neither PGlite nor node-postgres), nor undici, ws or fast-check; each driver is in chunks of its own", () => {
@@ -70,9 +67,9 @@ describe("the server bundle", () => {
     ).toEqual([])
   }, 120_000)
 
-  it("stands in for ws and fast-check, loading each at its first use", () => {
+  it("stands in for ws and fast-check, loading each at its first use", async () => {
     // Made in one process (which loads the packages to list their exports), used in another.
-    const made = runModule(`
+    const made = await runModule(`
       import { writeFileSync, mkdtempSync } from "node:fs"
       import { createRequire } from "node:module"
       import { tmpdir } from "node:os"
@@ -88,7 +85,7 @@ describe("the server bundle", () => {
     `)
     const { dir, at } = JSON.parse(made) as { dir: string; at: { ws: string; fc: string } }
     try {
-      const printed = runModule(`
+      const printed = await runModule(`
         import { createRequire } from "node:module"
         const at = ${JSON.stringify(at)}
         const ws = await import(${JSON.stringify(join(dir, "ws.mjs"))})
@@ -127,18 +124,24 @@ describe("built once", () => {
   const workerBundle = join(repositoryRoot, "apps", "worker", "dist", "worker.mjs")
   /** `node scripts/bundle.mjs --if-changed worker`, as `pnpm worker` runs it before node. */
   const check = (env: Record<string, string> = {}) =>
-    execFileSync(process.execPath, ["scripts/bundle.mjs", "--if-changed", "worker"], {
+    runCommand(process.execPath, ["scripts/bundle.mjs", "--if-changed", "worker"], {
       cwd: repositoryRoot,
-      env: { ...process.env, ...env },
-      encoding: "utf8"
+      env: { ...process.env, ...env }
     })
+  // The sources touched below make every bundle stale: built again here, off the test worker's
+  // event loop, so that no later test file builds one synchronously when it starts a process.
+  afterAll(
+    () =>
+      runCommand(process.execPath, ["scripts/bundle.mjs", "--if-changed", "all"], { cwd: repositoryRoot }),
+    300_000
+  )
   /** The bundle file's identity: every build writes a new file and renames it into place. */
   const identity = () => statSync(workerBundle).ino
 
-  it("does not rebuild when nothing changed, rebuilds when a source is touched, never in production", () => {
-    check()
+  it("does not rebuild when nothing changed, rebuilds when a source is touched, never in production", async () => {
+    await check()
     const built = identity()
-    check()
+    await check()
     expect(identity()).toBe(built)
     const source = join(repositoryRoot, "apps", "worker", "src", "main.ts")
     const touch = () => {
@@ -146,88 +149,87 @@ describe("built once", () => {
       utimesSync(source, later, later)
     }
     touch()
-    check({ NODE_ENV: "production" })
+    await check({ NODE_ENV: "production" })
     expect(identity()).toBe(built)
-    check()
+    await check()
     const rebuilt = identity()
     expect(rebuilt).not.toBe(built)
-    check()
+    await check()
     expect(identity()).toBe(rebuilt)
     // A workspace package the worker imports counts as a source too.
     const shared = join(repositoryRoot, "packages", "domain", "src", "index.ts")
     const at = new Date(statSync(shared).mtimeMs + 2_000)
     utimesSync(shared, at, at)
-    check()
+    await check()
     expect(identity()).not.toBe(rebuilt)
   }, 120_000)
 
-  it("--run checks the bundle, then runs it in the same node with the arguments after the app's name", () => {
+  it("--run checks the bundle, then runs it in the same node with the arguments after the app's name", async () => {
     // What `pnpm admin` runs: the check, then the admin's bundle, which reads its own arguments
     // (`--if-changed` after the name is the admin's, which refuses it as it would any other).
     const run = (args: ReadonlyArray<string>) =>
-      spawnSync(process.execPath, ["scripts/bundle.mjs", "--if-changed", "--run", "admin", ...args], {
-        cwd: repositoryRoot,
-        encoding: "utf8"
+      spawnCommand(process.execPath, ["scripts/bundle.mjs", "--if-changed", "--run", "admin", ...args], {
+        cwd: repositoryRoot
       })
-    const version = run(["--version"])
+    const version = await run(["--version"])
     expect(version.status).toBe(0)
     expect(version.stdout.trim()).toBe(
       JSON.parse(readFileSync(join(repositoryRoot, "apps", "server", "package.json"), "utf8")).version
     )
-    const wrong = run(["accounts", "list", "--if-changed"])
+    const wrong = await run(["accounts", "list", "--if-changed"])
     expect(wrong.status).not.toBe(0)
     expect(wrong.stdout + wrong.stderr).toMatch(/unknown argument: '--if-changed'/)
-    const unknown = run(["nope"])
+    const unknown = await run(["nope"])
     expect(unknown.status).not.toBe(0)
     expect(unknown.stdout + unknown.stderr).toMatch(/Invalid subcommand for verbatim-admin/)
   }, 120_000)
 
-  it("--run runs the admin command from V8's code cache: made by a run without one, used by the next, replaced when it is another's", () => {
+  it("--run runs the admin command from V8's code cache: made by a run without one, used by the next, replaced when it is another's", async () => {
     const cache = join(dist, "admin.cjs.cache")
     const version = JSON.parse(readFileSync(join(repositoryRoot, "apps", "server", "package.json"), "utf8"))
       .version as string
     /** `pnpm admin --version`, with node's options as `pnpm admin` gives them. */
-    const run = (nodeOptions = "") => {
-      const done = spawnSync(
+    const run = async (nodeOptions = "") => {
+      const done = await spawnCommand(
         process.execPath,
         ["--liftoff-only", "scripts/bundle.mjs", "--if-changed", "--run", "admin", "--version"],
-        { cwd: repositoryRoot, encoding: "utf8", env: { ...process.env, NODE_OPTIONS: nodeOptions } }
+        { cwd: repositoryRoot, env: { ...process.env, NODE_OPTIONS: nodeOptions } }
       )
       expect(done.stderr).toBe("")
       expect(done.status).toBe(0)
       expect(done.stdout.trim()).toBe(version)
     }
     rmSync(cache, { force: true })
-    run()
+    await run()
     // Written at the end of a run without one: a 16-byte key, then V8's data.
     const made = statSync(cache)
     const key = readFileSync(cache).subarray(0, 16)
     expect(made.size).toBeGreaterThan(100_000)
     // Used as it is by the next run (a rejected or unusable cache is written again, as a new file).
-    run()
+    await run()
     expect(statSync(cache).ino).toBe(made.ino)
     // A cache made for another bundle, node or options (another key): not used, and replaced.
     const other = readFileSync(cache)
     other.fill(0, 0, 16)
     writeFileSync(cache, other)
     const planted = statSync(cache).ino
-    run()
+    await run()
     expect(statSync(cache).ino).not.toBe(planted)
     expect(readFileSync(cache).subarray(0, 16).equals(key)).toBe(true)
     // Options given in NODE_OPTIONS count as node's options: another key, and back.
-    run("--max-old-space-size=512")
+    await run("--max-old-space-size=512")
     expect(readFileSync(cache).subarray(0, 16).equals(key)).toBe(false)
-    run()
+    await run()
     expect(readFileSync(cache).subarray(0, 16).equals(key)).toBe(true)
     // The right key over data V8 rejects: the command runs all the same, and the cache is replaced.
     writeFileSync(cache, Buffer.concat([key, Buffer.alloc(4096, 7)]))
     const broken = statSync(cache).ino
-    run()
+    await run()
     expect(statSync(cache).ino).not.toBe(broken)
     expect(statSync(cache).size).toBeGreaterThan(100_000)
   }, 120_000)
 
-  it("the admin command (one CommonJS file) requires a database driver only when it opens that database, run by pnpm admin or by node itself", () => {
+  it("the admin command (one CommonJS file) requires a database driver only when it opens that database, run by pnpm admin or by node itself", async () => {
     const dir = mkdtempSync(join(tmpdir(), "verbatim-admin-drivers-"))
     try {
       // Printed as the process exits: the driver packages' files it required.
@@ -239,59 +241,57 @@ describe("built once", () => {
           .map((file) => file.replace(/^.*\\/node_modules\\//, "").split("/").slice(0, file.includes("/@") ? 2 : 1).join("/")))))`
       )
       /** The driver packages the admin command loaded: run as `pnpm admin` runs it, or `direct`ly. */
-      const loaded = (args: ReadonlyArray<string>, env: Record<string, string>, direct = false) => {
+      const loaded = async (args: ReadonlyArray<string>, env: Record<string, string>, direct = false) => {
         const launcher = direct
           ? [join("apps", "server", "dist", "admin.cjs")]
           : ["scripts/bundle.mjs", "--if-changed", "--run", "admin"]
-        const done = spawnSync(process.execPath, ["-r", hook, ...launcher, ...args], {
+        const done = await spawnCommand(process.execPath, ["-r", hook, ...launcher, ...args], {
           cwd: repositoryRoot,
-          encoding: "utf8",
           env: { ...process.env, ...env }
         })
         expect(done.status).toBe(0)
         const line = done.stderr.split("\n").find((text) => text.startsWith("LOADED ")) ?? "LOADED null"
         return [...new Set(JSON.parse(line.slice("LOADED ".length)) as Array<string>)].sort()
       }
-      expect(loaded(["--version"], { DATABASE_URL: "" })).toEqual([])
+      expect(await loaded(["--version"], { DATABASE_URL: "" })).toEqual([])
       expect(
-        loaded(["accounts", "list"], { DATABASE_URL: "", VERBATIM_DATA_DIR: join(dir, "data") })
+        await loaded(["accounts", "list"], { DATABASE_URL: "", VERBATIM_DATA_DIR: join(dir, "data") })
       ).toEqual(["@electric-sql/pglite"])
       // The bundle run by node itself, as the image's documentation runs it (no code cache).
       expect(
-        loaded(["accounts", "list"], { DATABASE_URL: "", VERBATIM_DATA_DIR: join(dir, "data") }, true)
+        await loaded(["accounts", "list"], { DATABASE_URL: "", VERBATIM_DATA_DIR: join(dir, "data") }, true)
       ).toEqual(["@electric-sql/pglite"])
       const databaseUrl = process.env.DATABASE_URL
       if (databaseUrl !== undefined && databaseUrl !== "") {
-        expect(loaded(["accounts", "list"], { DATABASE_URL: databaseUrl })).toEqual(["pg", "pg-pool"])
+        expect(await loaded(["accounts", "list"], { DATABASE_URL: databaseUrl })).toEqual(["pg", "pg-pool"])
       }
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
   }, 120_000)
 
-  it("with NODE_ENV=production, a missing bundle stops the start with a line saying how to build it", () => {
+  it("with NODE_ENV=production, a missing bundle stops the start with a line saying how to build it", async () => {
     // The script in an empty checkout: nothing built there, and production never builds.
     const checkout = mkdtempSync(join(tmpdir(), "verbatim-unbuilt-"))
     try {
       mkdirSync(join(checkout, "scripts"))
       copyFileSync(join(repositoryRoot, "scripts", "bundle.mjs"), join(checkout, "scripts", "bundle.mjs"))
       const run = (args: ReadonlyArray<string>) =>
-        spawnSync(process.execPath, [join(checkout, "scripts", "bundle.mjs"), ...args], {
-          env: { ...process.env, NODE_ENV: "production" },
-          encoding: "utf8"
+        spawnCommand(process.execPath, [join(checkout, "scripts", "bundle.mjs"), ...args], {
+          env: { ...process.env, NODE_ENV: "production" }
         })
       for (const args of [
         ["--if-changed", "server"],
         ["--if-changed", "--run", "server", "--if-changed"]
       ]) {
-        const start = run(args)
+        const start = await run(args)
         expect(start.status).toBe(1)
         expect(start.stderr).toMatch(
           /apps\/server\/dist\/server\.mjs is missing and NODE_ENV=production never builds/
         )
       }
       // A production install (the postinstall) builds nothing and succeeds.
-      const install = run(["--install", "all"])
+      const install = await run(["--install", "all"])
       expect(install.status).toBe(0)
       expect(readdirSync(checkout)).toEqual(["scripts"])
     } finally {

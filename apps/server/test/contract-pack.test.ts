@@ -6,31 +6,22 @@
  * registry), and a plain `node` script there calls a running server: GET /credits and POST
  * /transcribe on the demo platform, with an Idempotency-Key.
  */
-import { execFile, spawnSync } from "node:child_process"
+import { execFile } from "node:child_process"
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { runCommand } from "./commands.js"
 import { TestServer, TestServerLive } from "./server.js"
 import { repositoryRoot } from "./server-process.js"
 import { oldAccount, videos } from "./support.js"
 
-const run = (command: string, args: ReadonlyArray<string>, cwd: string) => {
-  const result = spawnSync(command, args, { cwd, encoding: "utf8" })
-  if (result.status !== 0) {
-    throw new Error(
-      `${command} ${args.join(" ")} failed (${result.status}):\n${result.stdout}\n${result.stderr}`
-    )
-  }
-  return result.stdout
-}
-
 /** Builds and packs a workspace package into `into`; the tarball's path. */
-const pack = (name: string, into: string): string => {
+const pack = async (name: string, into: string): Promise<string> => {
   const dir = join(repositoryRoot, "packages", name)
-  run(join(repositoryRoot, "node_modules/.bin/tsc"), ["-p", "tsconfig.build.json"], dir)
-  run("pnpm", ["pack", "--pack-destination", into], dir)
+  await runCommand(join(repositoryRoot, "node_modules/.bin/tsc"), ["-p", "tsconfig.build.json"], { cwd: dir })
+  await runCommand("pnpm", ["pack", "--pack-destination", into], { cwd: dir })
   const tarball = readdirSync(into).find(
     (file) => file.startsWith(`verbatim-${name}-`) && file.endsWith(".tgz")
   )
@@ -67,14 +58,21 @@ layer(TestServerLive, { timeout: "600 seconds", excludeTestServices: true })(
           const server = yield* TestServer
           const { key } = yield* server.newAccount({ plan: "pro", credits: 5, createdAt: oldAccount })
           const project = mkdtempSync(join(tmpdir(), "verbatim-client-"))
-          const tarballs = [pack("domain", project), pack("contract", project)]
+          const tarballs = [
+            yield* Effect.promise(() => pack("domain", project)),
+            yield* Effect.promise(() => pack("contract", project))
+          ]
           writeFileSync(
             join(project, "package.json"),
             JSON.stringify({ name: "client", private: true, type: "module" })
           )
-          run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs], project)
+          yield* Effect.promise(() =>
+            runCommand("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs], {
+              cwd: project
+            })
+          )
           writeFileSync(join(project, "call.mjs"), script)
-          // Not spawnSync: the server answers from this very process.
+          // Not a synchronous spawn: the server answers from this very process.
           const output = yield* Effect.async<string, Error>((resume) => {
             execFile(
               "node",

@@ -26,7 +26,7 @@
  * Waits are bounded polls; the only fixed pauses are the worker's: a heartbeat file that must NOT
  * change is watched for five of its intervals (300 ms here).
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import { accessSync, constants, mkdtempSync, statSync } from "node:fs"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
@@ -35,6 +35,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { beforeAll, describe, expect, it } from "@effect/vitest"
 import { makeTestSchemaName, postgresLayer, withSearchPath } from "@verbatim/db"
 import { Effect, Redacted } from "effect"
+import { runCommand } from "./commands.js"
 import { TcpProxy, throughProxy } from "./outage-proxy.js"
 import { freePort, printedKey, repositoryRoot, type ServerProcess, startServer } from "./server-process.js"
 
@@ -176,9 +177,8 @@ describe.runIf(runs)("deploy/Caddyfile in front of two servers", () => {
         const key = printedKey(first.output())
         expect(key).toBeDefined()
 
-        execFileSync(process.execPath, ["scripts/bundle.mjs", "--if-changed", "worker"], {
-          cwd: repositoryRoot,
-          stdio: "inherit"
+        await runCommand(process.execPath, ["scripts/bundle.mjs", "--if-changed", "worker"], {
+          cwd: repositoryRoot
         })
         const worker = spawn(process.execPath, ["apps/worker/dist/worker.mjs"], {
           cwd: repositoryRoot,

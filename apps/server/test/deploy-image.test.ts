@@ -13,11 +13,12 @@
  *
  * Not checked here: that `docker build` succeeds (the base image, apt-get, pnpm in the build stage).
  */
-import { execFileSync, spawn, spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { runCommand } from "./commands.js"
 import { freePort, repositoryRoot } from "./server-process.js"
 
 const dockerfile = readFileSync(join(repositoryRoot, "deploy/Dockerfile"), "utf8")
@@ -116,11 +117,10 @@ describe("the runtime file set (scripts/assemble-runtime.mjs)", () => {
     async () => {
       const assembled = mkdtempSync(join(tmpdir(), "verbatim-runtime-"))
       const data = mkdtempSync(join(tmpdir(), "verbatim-runtime-data-"))
-      execFileSync(process.execPath, ["scripts/bundle.mjs", "--if-changed", "server", "worker"], {
-        cwd: repositoryRoot,
-        stdio: "inherit"
+      await runCommand(process.execPath, ["scripts/bundle.mjs", "--if-changed", "server", "worker"], {
+        cwd: repositoryRoot
       })
-      execFileSync(process.execPath, ["scripts/assemble-runtime.mjs", assembled], { cwd: repositoryRoot })
+      await runCommand(process.execPath, ["scripts/assemble-runtime.mjs", assembled], { cwd: repositoryRoot })
       const port = await freePort()
       const checkout = repositoryRoot.replace(/\/$/, "")
       // In a mount namespace of its own: the assembled folder over the checkout, read-only.

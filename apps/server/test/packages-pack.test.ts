@@ -7,44 +7,17 @@
  * README's examples run there, as an ES module and as CommonJS, and a TypeScript file importing it
  * type-checks with `moduleResolution` node16, nodenext, bundler and node.
  */
-import { execFile } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { runCommand, spawnCommand } from "./commands.js"
 import { repositoryRoot } from "./server-process.js"
 
-interface Ran {
-  readonly status: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs a command without blocking the test worker (packs and builds take minutes on a busy machine). */
-const spawn = (command: string, args: ReadonlyArray<string>, cwd: string): Promise<Ran> =>
-  new Promise((resolve) => {
-    execFile(
-      command,
-      [...args],
-      { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) =>
-        resolve({
-          status: error === null ? 0 : typeof error.code === "number" ? error.code : 1,
-          stdout,
-          stderr
-        })
-    )
-  })
-
-const run = async (command: string, args: ReadonlyArray<string>, cwd: string): Promise<string> => {
-  const result = await spawn(command, args, cwd)
-  if (result.status !== 0) {
-    throw new Error(
-      `${command} ${args.join(" ")} failed (${result.status}):\n${result.stdout}\n${result.stderr}`
-    )
-  }
-  return result.stdout
-}
+/** The commands as this file runs them: in a folder, without blocking the test worker. */
+const spawn = (command: string, args: ReadonlyArray<string>, cwd: string) =>
+  spawnCommand(command, args, { cwd })
+const run = (command: string, args: ReadonlyArray<string>, cwd: string) => runCommand(command, args, { cwd })
 
 interface Manifest {
   readonly name: string

@@ -44,7 +44,7 @@ if (!hasChromium && !inCi) {
     `web library browser tests skipped: ${executablePath} is missing (bash scripts/install-browser.sh installs it)\n`
   )
 }
-if (hasChromium || inCi) buildPages()
+if (hasChromium || inCi) await buildPages()
 
 const heard = "Welcome to the library. This file was transcribed from its audio."
 

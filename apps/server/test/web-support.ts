@@ -4,7 +4,6 @@
  * video whose captions carry markup and script and a three-hour talk, and the folder where
  * screenshots are kept (`apps/server/test-artefacts/web/`, ignored by git).
  */
-import { execFileSync } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative, resolve } from "node:path"
@@ -12,6 +11,7 @@ import { fileURLToPath } from "node:url"
 import { shippedCataloguePath } from "@verbatim/demo-platform"
 import { Effect } from "effect"
 import { type Browser, chromium } from "playwright-core"
+import { runCommand } from "./commands.js"
 import { repositoryRoot } from "./server-process.js"
 
 export const executablePath = "/usr/bin/chromium"
@@ -23,10 +23,7 @@ export const artefacts = fileURLToPath(new URL("../test-artefacts/web/", import.
 
 /** The pages' bundle, built when its sources changed (as `pnpm install` and `pnpm start` do). */
 export const buildPages = () =>
-  execFileSync(process.execPath, ["scripts/bundle.mjs", "--if-changed", "web"], {
-    cwd: repositoryRoot,
-    stdio: "inherit"
-  })
+  runCommand(process.execPath, ["scripts/bundle.mjs", "--if-changed", "web"], { cwd: repositoryRoot })
 
 /** Captions written by someone hostile: markup, script, event handlers, a `javascript:` URL. */
 export const hostileLines = [

@@ -110,6 +110,28 @@ const rowsOf = (results: ReadonlyArray<Results>, transformRows: TransformRows): 
   return results.map((result) => transform(result.rows))
 }
 
+/** How long statements may follow each other without giving the event loop a turn. */
+const turnEveryMs = 10
+
+let lastTurn = performance.now()
+
+/**
+ * A statement's result, handed on at once, or after the event loop's next turn when none was given
+ * for `turnEveryMs`. PGlite runs in this thread and answers through promises alone, so statements
+ * that follow each other (a batch of 3,000 items taken by the embedded worker) would otherwise run
+ * as one unbroken chain of microtasks: no socket read, no timer, for tens of seconds (the server's
+ * `/ping` unanswered meanwhile). `setImmediate` runs after the loop's poll phase, so I/O goes first.
+ */
+const afterTurn = <A>(value: A | Promise<A>): Promise<A> => {
+  if (performance.now() - lastTurn < turnEveryMs) return Promise.resolve(value)
+  return new Promise((resolve) =>
+    setImmediate(() => {
+      lastTurn = performance.now()
+      resolve(value)
+    })
+  )
+}
+
 /**
  * Opens a PGlite database and builds a `PgliteClient` over it; the database closes with the scope.
  */
@@ -157,11 +179,12 @@ export const make = (
         // Without parameters the text goes through the simple protocol, so it may hold several
         // statements, as with node-postgres.
         try: (): Promise<ReadonlyArray<Results>> =>
-          params.length === 0 && rowMode === undefined
+          (params.length === 0 && rowMode === undefined
             ? db.exec(sql)
             : db
                 .query<Record<string, unknown>>(sql, [...params], rowMode === undefined ? {} : { rowMode })
-                .then((r) => [r]),
+                .then((r) => [r])
+          ).then(afterTurn, (error: unknown) => afterTurn(Promise.reject(error))),
         catch: statementError
       })
 

@@ -55,6 +55,31 @@ describe("PgliteClient", () => {
   )
 
   it.live(
+    "statements that follow each other give the event loop its turn: I/O and timers are not starved",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const context = yield* Layer.build(PgliteClient.layer({}))
+          const sql = yield* Effect.provide(SqlClient.SqlClient, context)
+          // PGlite answers through promises alone: without a turn, a setImmediate queued before a
+          // run of statements (a socket's read, a timer) would wait for the whole run to end.
+          let turned = false
+          setImmediate(() => {
+            turned = true
+          })
+          let statements = 0
+          while (!turned && statements < 5_000) {
+            yield* sql`SELECT ${statements}::int AS n`
+            statements++
+          }
+          expect(turned).toBe(true)
+          expect(statements).toBeLessThan(5_000)
+        })
+      ),
+    60_000
+  )
+
+  it.live(
     "delivers notifications to listeners, and lets a reserved connection hold the session",
     () =>
       Effect.gen(function* () {
