@@ -108,6 +108,9 @@ const tour = (server: TestServerService, mcp: Connected, key: string) =>
       has_more: false,
       next_cursor: null
     })
+    // The same transcript named by its URL, as transcribe_video takes it.
+    const byUrl = yield* call(mcp, "get_transcript", { video_id: `https://youtu.be/${videos.manualAndAuto}` })
+    expect(byUrl.structured).toEqual(transcript.structured)
     const rest = yield* server.get(`/api/v2/transcripts/${videos.manualAndAuto}`, { key })
     const stored = rest.json as { segments: ReadonlyArray<{ text: string; start: number; end: number }> }
     expect(joinPieces(transcript.structured.segments as ReadonlyArray<Piece>)).toEqual(

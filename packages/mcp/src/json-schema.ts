@@ -11,8 +11,10 @@
  * OpenAPI 3.0 `Schema`) are translated into the description, so no meaning a model needs is lost:
  * `examples` become "e.g. …", `format: uuid`/`uri` become words (the long UUID pattern goes with
  * them), `exclusiveMinimum: 0` on an integer becomes `minimum: 1`, a union with `null` becomes
- * `nullable: true`, a union of strings (`"auto"` or a language code) becomes one string described
- * both ways, and `additionalProperties` is dropped (the tools ignore extra arguments anyway).
+ * its other branch described "or null" (OpenAPI's `nullable` is not JSON Schema, which MCP's
+ * `inputSchema` is; such a field is optional, so a model leaves it out), a union of strings
+ * (`"auto"` or a language code) becomes one string described both ways, and
+ * `additionalProperties` is dropped (the tools ignore extra arguments anyway).
  */
 import { JSONSchema, type Schema } from "effect"
 
@@ -58,8 +60,8 @@ const inline = (schema: unknown, defs: Json, seen: ReadonlyArray<string>): unkno
 }
 
 /**
- * A tool's input schema: self-contained and acceptable to every model vendor (`vendorSafe`). Not
- * for checking values with a JSON Schema validator: `nullable` is OpenAPI's word, not JSON Schema's.
+ * A tool's input schema: self-contained, a JSON Schema, and acceptable to every model vendor
+ * (`vendorSafe`). Looser than the tool's decoder (a null where allowed is said in words only).
  */
 export const inputJsonSchema = <A, I, R>(schema: Schema.Schema<A, I, R>): ObjectJsonSchema =>
   vendorSafe(objectJsonSchema(schema))
@@ -136,7 +138,8 @@ const vendorNode = (node: unknown): unknown => {
     }
     if (merged !== undefined) {
       for (const key of Object.keys(out)) delete out[key]
-      Object.assign(out, merged, nullable ? { nullable: true } : {})
+      Object.assign(out, merged)
+      if (nullable) out.description = withWords(out.description, "or null")
     }
   }
   if (Array.isArray(out.examples)) {

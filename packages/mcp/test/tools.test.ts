@@ -1,8 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { Errors } from "@verbatim/domain"
+import { Either, Schema } from "effect"
 import { renameFields } from "../src/tool.js"
 import { tools } from "../src/tools/index.js"
+import { VideoIdInput } from "../src/tools/shared.js"
 
 const names = [
   "get_video_info",
@@ -116,5 +118,29 @@ describe("renameFields", () => {
     })
     const unrelated = Errors.apiError("not_found", "no playlist_urls here")
     expect(renameFields({ playlist_url: "playlist" })(unrelated).toBody()).toEqual(unrelated.toBody())
+  })
+})
+
+describe("a video named by URL", () => {
+  it("get_transcript, transcript_languages, translate_transcript and get_themes take a URL as every other tool does", () => {
+    const decode = Schema.decodeUnknownEither(VideoIdInput)
+    for (const [video, id] of [
+      ["dQw4w9WgXcQ", "dQw4w9WgXcQ"],
+      ["https://www.youtube.com/watch?v=dQw4w9WgXcQ&t=42", "dQw4w9WgXcQ"],
+      ["https://youtu.be/dQw4w9WgXcQ", "dQw4w9WgXcQ"],
+      ["https://www.youtube.com/shorts/dQw4w9WgXcQ", "dQw4w9WgXcQ"],
+      ["upload_0f9d2c1e-5b7a", "upload_0f9d2c1e-5b7a"]
+    ] as const) {
+      expect(decode(video), video).toEqual(Either.right(id))
+    }
+    for (const video of ["https://example.com/watch?v=dQw4w9WgXcQ", "not a video", ""]) {
+      expect(Either.isLeft(decode(video)), video).toBe(true)
+    }
+    for (const name of ["get_transcript", "transcript_languages", "translate_transcript", "get_themes"]) {
+      const field = tools.find((tool) => tool.name === name)?.listing.inputSchema.properties?.video_id as
+        | { readonly description?: string }
+        | undefined
+      expect(field?.description, name).toContain("YouTube URL")
+    }
   })
 })

@@ -33,6 +33,17 @@ export interface VendorRules {
 
 export const vendorRules: ReadonlyArray<VendorRules> = [
   {
+    vendor: "MCP tools/list (inputSchema is a JSON Schema)",
+    // modelcontextprotocol.io, specification 2025-06-18, "Tools" › Tool: `inputSchema` is "a JSON
+    // Schema object defining the expected parameters"; OpenAPI 3.0's `nullable` is not a JSON
+    // Schema keyword (JSON Schema says null with `type: "null"` or a union).
+    source: "https://modelcontextprotocol.io/specification/2025-06-18/server/tools",
+    topLevelObject: true,
+    topLevelForbidden: [],
+    forbidden: ["nullable"],
+    objectsNameProperties: false
+  },
+  {
     vendor: "Anthropic",
     // docs.anthropic.com, "Tool use" › input_schema: a JSON Schema object; "input_schema does not
     // support oneOf, allOf, or anyOf at the top level".

@@ -3,8 +3,8 @@
  * model, the output fields, and the JSON encoding of values carried as free-form objects.
  */
 import { IdempotencyKey, maxIdempotencyKeyLength } from "@verbatim/core"
-import { Api, Asr, Errors, Language, Mode, Plan, Transcript } from "@verbatim/domain"
-import { Effect, Schema } from "effect"
+import { Api, Asr, Errors, Language, Mode, Plan, Reference, Transcript } from "@verbatim/domain"
+import { Effect, Either, ParseResult, Schema } from "effect"
 import type { Snippet } from "../snippets.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -46,8 +46,26 @@ export const AsrOptionsInput = Asr.AsrOptions.annotations({
 export const asrOptionsNamed =
   "Speech recognition options, the same fields as transcribe_video's asr_options (described there); billable ones raise the price by duration"
 
-export const VideoIdInput = Api.VideoKey.annotations({
-  description: "The video id (11 characters, as returned by the other tools), or an upload id for uploads"
+/** A video key (a video id or an upload id) as it is, or a YouTube video URL as its video id. */
+const VideoKeyOrUrl = Schema.transformOrFail(Api.ReferenceInput, Api.VideoKey, {
+  strict: true,
+  decode: (input, _, ast) =>
+    Schema.is(Api.VideoKey)(input)
+      ? ParseResult.succeed(input)
+      : Either.match(Reference.parseVideo(input), {
+          onLeft: () =>
+            ParseResult.fail(
+              new ParseResult.Type(ast, input, "a video id, a YouTube video URL or an upload id")
+            ),
+          onRight: (id) => ParseResult.succeed(id)
+        }),
+  encode: ParseResult.succeed
+})
+
+/** A video already transcribed, named as every tool names one: its id or URL, or an upload id. */
+export const VideoIdInput = VideoKeyOrUrl.annotations({
+  description:
+    "The video: its id (11 characters, as returned by the other tools) or a YouTube URL (watch, youtu.be, shorts or embed link), or an upload id for uploads"
 })
 
 export const SourceInput = Transcript.SourceKind.annotations({
