@@ -241,6 +241,33 @@ layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })(
           })
       )
 
+      it.effect(
+        "a language that names no language is 400 unsupported_language, on /transcribe and /batch, nothing charged; a real one the video lacks falls back",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const { key } = yield* server.newAccount({ plan: "business", credits: 5, createdAt: oldAccount })
+            for (const language of ["xx", "qq-XX"]) {
+              const refused = yield* transcribe(server, key, { video: videos.manualAndAuto, language })
+              expectError(refused, 400, "unsupported_language")
+              expect(refused.json).toMatchObject({ details: { field: "language", language } })
+              const batch = yield* server.post(api("/batch"), {
+                key,
+                json: { video_ids: [videos.manualAndAuto], language, mode: "captions_only" }
+              })
+              expectError(batch, 400, "unsupported_language")
+            }
+            expect(yield* balanceOf(server, key)).toBe(5)
+            expect(yield* allJobs(server, key)).toEqual([])
+            // Japanese is a language this video has no captions in: served in English, as the spec says.
+            const fallback = yield* decode(
+              Api.TranscribeCompleted,
+              yield* transcribe(server, key, { video: videos.manualAndAuto, language: "ja" })
+            )
+            expect(fallback.data.transcript.language).toBe("en")
+          })
+      )
+
       it.effect("a body that is not an object answers 400 invalid_request", () =>
         Effect.gen(function* () {
           const server = yield* TestServer

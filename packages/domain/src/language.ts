@@ -44,3 +44,13 @@ export const iso639_1: ReadonlySet<string> = new Set(
 
 /** Whether the code's primary language is an ISO 639-1 language (`pt-BR` → `pt`). */
 export const isIsoLanguage = (code: LanguageCode): boolean => iso639_1.has(primary(code).toLowerCase())
+
+/** Withdrawn ISO 639-1 codes the video platform still uses for caption tracks (`iw` is Hebrew). */
+const withdrawn: ReadonlySet<string> = new Set(["iw", "in", "ji", "jw", "mo", "sh"])
+
+/**
+ * Whether a code names a language at all: ISO 639-1, or a withdrawn code still in use (`xx` does
+ * not; `pt-BR` does). A requested language that does not is refused, never served in another one.
+ */
+export const isKnown = (code: LanguageCode): boolean =>
+  isIsoLanguage(code) || withdrawn.has(primary(code).toLowerCase())

@@ -24,7 +24,18 @@
  *   transcript), 200 when finished (with the data); a finished batch is fetched at most 60 times in a
  *   24-hour window, then 429 with `Retry-After` until the window is over.
  */
-import { Api, Asr, Captions, Errors, type Ids, Mode, Plan, Pricing, Reference } from "@verbatim/domain"
+import {
+  Api,
+  Asr,
+  Captions,
+  Errors,
+  type Ids,
+  Language,
+  Mode,
+  Plan,
+  Pricing,
+  Reference
+} from "@verbatim/domain"
 import {
   Cause,
   Clock,
@@ -63,6 +74,7 @@ import { type BackgroundFeature, makeFollowUps, whileLeased } from "./lanes.js"
 import { alreadyChecked, transcribeData } from "./payload.js"
 import { BatchWork } from "./tags.js"
 import { makeTranscribe } from "./transcribe.js"
+import { unknownLanguage } from "./transcribe-request.js"
 import { checkWebhookUrl, WebhookAllowList } from "./webhook-url.js"
 
 /** The lane of batch items. */
@@ -236,6 +248,9 @@ export const makeBatchWork = Effect.gen(function* () {
         fromModeError
       )
       const asr = yield* Either.mapLeft(Asr.normalise(request.asr_options), fromAsrOptionsError)
+      if (request.language !== undefined && !Language.isKnown(request.language)) {
+        return yield* Effect.fail(unknownLanguage("language", request.language))
+      }
       return { resolved, asr }
     })
 

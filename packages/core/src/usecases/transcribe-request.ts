@@ -1,9 +1,10 @@
 /**
  * The checks of a transcribe request before any work: the mode (spec rules 1-5 with the account
  * default), the ASR options as they will apply, the webhook's addresses when it will be used, and
- * the video reference. Each failure names its field in a 400 `invalid_request`.
+ * the video reference. Each failure names its field in a 400 `invalid_request`; a `language` that
+ * names no language (`unknownLanguage`) is 400 `unsupported_language`.
  */
-import { type Api, Asr, type Errors, type Ids, Mode, Reference } from "@verbatim/domain"
+import { type Api, Asr, Errors, type Ids, Language, Mode, Reference } from "@verbatim/domain"
 import { Effect, Either } from "effect"
 import type { Account } from "../ports/accounts.js"
 import { AddressResolver } from "../ports/webhooks.js"
@@ -32,12 +33,27 @@ export interface WebhookChecks {
   readonly allowList: WebhookAllowList["Type"]
 }
 
+/**
+ * A requested language that is no ISO 639-1 language (`xx`): refused before anything is charged,
+ * rather than served in another language for a credit (decision TR-23). A real language the
+ * video lacks still falls back, as the spec says, and the answer's `language` says which.
+ */
+export const unknownLanguage = (field: string, language: Language.LanguageCode): Errors.ApiError =>
+  Errors.apiError(
+    "unsupported_language",
+    `${field} "${language}" is not a language code: use an ISO 639-1 code such as en, de or pt-BR`,
+    { field, [field]: language }
+  )
+
 export const resolveRequest = (
   account: Account,
   request: Api.TranscribeRequest,
   webhooks: WebhookChecks
 ): Effect.Effect<ResolvedRequest, Errors.ApiError> =>
   Effect.gen(function* () {
+    if (request.language !== undefined && !Language.isKnown(request.language)) {
+      return yield* Effect.fail(unknownLanguage("language", request.language))
+    }
     const mode = yield* Either.mapLeft(
       Mode.resolveMode(
         {
