@@ -116,21 +116,27 @@ const turnEveryMs = 10
 let lastTurn = performance.now()
 
 /**
- * A statement's result, handed on at once, or after the event loop's next turn when none was given
+ * A statement's outcome, handed on at once, or after the event loop's next turn when none was given
  * for `turnEveryMs`. PGlite runs in this thread and answers through promises alone, so statements
  * that follow each other (a batch of 3,000 items taken by the embedded worker) would otherwise run
  * as one unbroken chain of microtasks: no socket read, no timer, for tens of seconds (the server's
  * `/ping` unanswered meanwhile). `setImmediate` runs after the loop's poll phase, so I/O goes first.
+ * The statement's promise is handled at once, its failure too: none is left unhandled meanwhile.
  */
-const afterTurn = <A>(value: A | Promise<A>): Promise<A> => {
-  if (performance.now() - lastTurn < turnEveryMs) return Promise.resolve(value)
-  return new Promise((resolve) =>
-    setImmediate(() => {
-      lastTurn = performance.now()
-      resolve(value)
-    })
-  )
-}
+const afterTurn = <A>(outcome: Promise<A>): Promise<A> =>
+  new Promise((resolve, reject) => {
+    const settle = (finish: () => void) => {
+      if (performance.now() - lastTurn < turnEveryMs) return finish()
+      setImmediate(() => {
+        lastTurn = performance.now()
+        finish()
+      })
+    }
+    outcome.then(
+      (value) => settle(() => resolve(value)),
+      (error: unknown) => settle(() => reject(error))
+    )
+  })
 
 /**
  * Opens a PGlite database and builds a `PgliteClient` over it; the database closes with the scope.
@@ -179,12 +185,13 @@ export const make = (
         // Without parameters the text goes through the simple protocol, so it may hold several
         // statements, as with node-postgres.
         try: (): Promise<ReadonlyArray<Results>> =>
-          (params.length === 0 && rowMode === undefined
-            ? db.exec(sql)
-            : db
-                .query<Record<string, unknown>>(sql, [...params], rowMode === undefined ? {} : { rowMode })
-                .then((r) => [r])
-          ).then(afterTurn, (error: unknown) => afterTurn(Promise.reject(error))),
+          afterTurn(
+            params.length === 0 && rowMode === undefined
+              ? db.exec(sql)
+              : db
+                  .query<Record<string, unknown>>(sql, [...params], rowMode === undefined ? {} : { rowMode })
+                  .then((r): ReadonlyArray<Results> => [r])
+          ),
         catch: statementError
       })
 

@@ -74,6 +74,21 @@ describe("PgliteClient", () => {
           }
           expect(turned).toBe(true)
           expect(statements).toBeLessThan(5_000)
+          // A statement that fails after a turn is due fails through the turn, never unhandled.
+          const unhandled: Array<unknown> = []
+          const record = (reason: unknown) => unhandled.push(reason)
+          process.on("unhandledRejection", record)
+          for (let i = 0; i < 5; i++) {
+            const busyUntil = performance.now() + 15
+            while (performance.now() < busyUntil) {
+              // Holds the loop past the turn's budget, so the failure takes the turn.
+            }
+            const failed = yield* Effect.either(sql`SELECT 1 / ${0}::int AS n`)
+            expect(failed._tag).toBe("Left")
+          }
+          yield* Effect.promise(() => new Promise((resolve) => setImmediate(resolve)))
+          process.off("unhandledRejection", record)
+          expect(unhandled).toEqual([])
         })
       ),
     60_000
