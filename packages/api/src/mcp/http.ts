@@ -88,20 +88,17 @@ const isNotificationOrResponse = (message: unknown): boolean =>
     : isId(message.id) && ("result" in message || "error" in message))
 
 /** The messages of a body; none when it is not JSON (the transport answers it a parse error). */
-const messagesOf = (body: Uint8Array): Option.Option<Messages> =>
-  Option.map(
-    Option.liftThrowable(() => JSON.parse(new TextDecoder().decode(body)) as unknown)(),
-    (parsed) => {
-      const list: ReadonlyArray<unknown> = Array.isArray(parsed) ? parsed : [parsed]
-      return {
-        count: list.length,
-        answered: list.filter((message) => !isNotificationOrResponse(message)).length,
-        requestIds: list.flatMap((message) => (isRequest(message) ? [message.id] : [])),
-        batch: Array.isArray(parsed),
-        nothingToAnswer: list.length > 0 && list.every(isNotificationOrResponse)
-      }
+const messagesOf = (text: string): Option.Option<Messages> =>
+  Option.map(Option.liftThrowable(() => JSON.parse(text) as unknown)(), (parsed) => {
+    const list: ReadonlyArray<unknown> = Array.isArray(parsed) ? parsed : [parsed]
+    return {
+      count: list.length,
+      answered: list.filter((message) => !isNotificationOrResponse(message)).length,
+      requestIds: list.flatMap((message) => (isRequest(message) ? [message.id] : [])),
+      batch: Array.isArray(parsed),
+      nothingToAnswer: list.length > 0 && list.every(isNotificationOrResponse)
     }
-  )
+  })
 
 /** The JSON-RPC errors that replace an answer over `maxAnswerBytes`, one per request. */
 const answerTooLarge = (messages: Messages, bytes: number) => {
@@ -223,8 +220,9 @@ export const McpHttpLive: Layer.Layer<never, never, UseCases | OAuthServer | Ser
         yield* noteRequestAccount(account.id)
         const body = yield* bodyOf(request)
         // Nesting is bounded before the body is parsed, as on every route (400 with the error body).
-        if (jsonDepth(new TextDecoder().decode(body)) > maxJsonDepth) return errorResponse(bodyTooDeep)
-        const messages = messagesOf(body)
+        const sent = new TextDecoder().decode(body)
+        if (jsonDepth(sent) > maxJsonDepth) return errorResponse(bodyTooDeep)
+        const messages = messagesOf(sent)
         // Not JSON: the transport's parse error, without starting it.
         if (Option.isNone(messages)) return parseError
         const admission = yield* Effect.either(admit(access, account, messages.value))

@@ -92,10 +92,6 @@ export const readAllowedHosts = (setting: string): Either.Either<ReadonlyArray<s
   return Either.right(entries)
 }
 
-/** `readAllowedHosts` with the entries it cannot read left out (for tests and tools). */
-export const parseAllowedHosts = (setting: string): ReadonlyArray<string> =>
-  setting.split(",").flatMap((raw) => Either.getOrElse(readAllowedHosts(raw), () => []))
-
 /**
  * Whether the allow-list names this host or address (exact, case-insensitive, IPs by value) with
  * this port: an entry without a port allows 80 and 443 only.

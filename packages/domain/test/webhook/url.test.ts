@@ -163,21 +163,23 @@ describe("Webhook.checkAddress and the allow-list", () => {
   })
 
   it("parses the setting: comma-separated, trimmed, lower case, IPs normalised, empties dropped", () => {
-    expect(Webhook.parseAllowedHosts("")).toEqual([])
+    expect(Webhook.readAllowedHosts("")).toEqual(Either.right([]))
     expect(
-      Webhook.parseAllowedHosts(
+      Webhook.readAllowedHosts(
         " Hooks.Internal , 127.0.0.1,,[::1], 0:0::1 ,receiver.,Receiver:8080,[0::1]:*,10.0.0.1:*"
       )
-    ).toEqual([
-      "hooks.internal",
-      "127.0.0.1",
-      "::1",
-      "::1",
-      "receiver",
-      "receiver:8080",
-      "[::1]:*",
-      "10.0.0.1:*"
-    ])
+    ).toEqual(
+      Either.right([
+        "hooks.internal",
+        "127.0.0.1",
+        "::1",
+        "::1",
+        "receiver",
+        "receiver:8080",
+        "[::1]:*",
+        "10.0.0.1:*"
+      ])
+    )
     expect(Webhook.readAllowedHosts("a.example:443, b.example")).toEqual(
       Either.right(["a.example:443", "b.example"])
     )
