@@ -10,6 +10,8 @@
  * | OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME | unset; verbatim-server | tracing over OTLP/HTTP when set (`tracing.ts`) |
  * | VERBATIM_SEED | true | seed a development account into an empty database (PGlite or PostgreSQL) and print its key once |
  * | VERBATIM_KEEP_ALIVE_TIMEOUT_MS | 75000 | how long an idle client connection is kept open; longer than any proxy's upstream keep-alive (see `KeepAliveConfig`) |
+ * | VERBATIM_MAX_CONNECTIONS | 4096 | client connections open at once; past it a new one closes the longest-idle one (`connections.ts`) |
+ * | VERBATIM_MAX_CONNECTIONS_PER_ADDRESS | 512 | client connections from one peer address (0: no cap); behind a proxy, at least its upstream pool |
  * | VERBATIM_MCP_ALLOWED_ORIGINS | none | comma-separated origins (`https://app.example`) whose pages may call /api/v2/gpt/mcp from a browser, besides the service's own; see `McpOriginsConfig` |
  * | VERBATIM_WEB | true | serve the web library (`@verbatim/web`) at `/`; `false`: the API alone |
  * | (the rest) | | see `packages/runtime/src/settings.ts` and the README |
@@ -24,6 +26,7 @@ import {
   ServerAddressConfig
 } from "@verbatim/runtime"
 import { Config, ConfigError, Either, Option } from "effect"
+import { type ConnectionCaps, defaultMaxConnections, defaultMaxConnectionsPerAddress } from "./connections.js"
 import { defaultKeepAliveMs } from "./keep-alive.js"
 import { TracingConfig, type TracingSettings } from "./tracing.js"
 
@@ -41,7 +44,30 @@ export interface ServerSettings extends InfrastructureSettings {
   readonly keepAliveTimeoutMs: number
   /** VERBATIM_WEB: whether the web library is served at `/`. */
   readonly web: boolean
+  /** VERBATIM_MAX_CONNECTIONS and VERBATIM_MAX_CONNECTIONS_PER_ADDRESS. */
+  readonly connectionCaps: ConnectionCaps
 }
+
+/**
+ * VERBATIM_MAX_CONNECTIONS (at least 1) and VERBATIM_MAX_CONNECTIONS_PER_ADDRESS (0 for none): the
+ * connection budget (`connections.ts`). Keep the total below the process's file descriptor limit.
+ */
+export const ConnectionCapsConfig: Config.Config<ConnectionCaps> = Config.all({
+  total: Config.integer("VERBATIM_MAX_CONNECTIONS").pipe(
+    Config.validate({
+      message: "VERBATIM_MAX_CONNECTIONS must be a whole number of connections, at least 1",
+      validation: (n) => n >= 1
+    }),
+    Config.withDefault(defaultMaxConnections)
+  ),
+  perAddress: Config.integer("VERBATIM_MAX_CONNECTIONS_PER_ADDRESS").pipe(
+    Config.validate({
+      message: "VERBATIM_MAX_CONNECTIONS_PER_ADDRESS must be a whole number of connections (0: no cap)",
+      validation: (n) => n >= 0
+    }),
+    Config.withDefault(defaultMaxConnectionsPerAddress)
+  )
+})
 
 /**
  * VERBATIM_KEEP_ALIVE_TIMEOUT_MS: how long the server keeps an idle client connection open. A proxy
@@ -100,7 +126,8 @@ export const ServerConfig: Config.Config<ServerSettings> = Config.all({
   tracing: TracingConfig,
   mcpAllowedOrigins: McpOriginsConfig,
   keepAliveTimeoutMs: KeepAliveConfig,
-  web: Config.boolean("VERBATIM_WEB").pipe(Config.withDefault(true))
+  web: Config.boolean("VERBATIM_WEB").pipe(Config.withDefault(true)),
+  connectionCaps: ConnectionCapsConfig
 }).pipe(
   Config.map(({ address, infrastructure, ...settings }) => ({ ...infrastructure, ...address, ...settings }))
 )

@@ -23,7 +23,7 @@ export const apiWithWeb = (web: boolean) => (web ? HttpLive.pipe(Layer.provide(W
  */
 export const httpFor = (
   settings: Pick<ServerSettings, "port" | "host" | "uploadPace" | "mcpAllowedOrigins" | "web"> &
-    Partial<Pick<ServerSettings, "keepAliveTimeoutMs">>
+    Partial<Pick<ServerSettings, "keepAliveTimeoutMs" | "connectionCaps">>
 ) =>
   apiWithWeb(settings.web).pipe(
     Layer.provide(
@@ -35,7 +35,8 @@ export const httpFor = (
         () =>
           makeNodeServer({
             uploadPace: settings.uploadPace,
-            keepAliveTimeoutMs: settings.keepAliveTimeoutMs
+            keepAliveTimeoutMs: settings.keepAliveTimeoutMs,
+            connectionCaps: settings.connectionCaps
           }),
         {
           port: settings.port,

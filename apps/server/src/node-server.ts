@@ -17,8 +17,9 @@
  */
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http"
+import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
-import { isSignedPut } from "@verbatim/api"
+import { isKeyedPath, isSignedPut } from "@verbatim/api"
 import {
   acceptedRequestId,
   defaultUploadPace,
@@ -26,6 +27,12 @@ import {
   type UploadPaceSettings
 } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
+import {
+  ConnectionBudget,
+  type ConnectionCaps,
+  defaultMaxConnections,
+  defaultMaxConnectionsPerAddress
+} from "./connections.js"
 import { defaultKeepAliveMs } from "./keep-alive.js"
 
 /**
@@ -68,7 +75,19 @@ export interface NodeServerOptions {
   readonly bodyTimeoutMs?: number | undefined
   /** How long an idle connection is kept open (node's `keepAliveTimeout`; default 75 s, not node's 5 s). */
   readonly keepAliveTimeoutMs?: number | undefined
+  /** How long a body that needs no key (OAuth, the web library's sign-in) may take (default 10 s). */
+  readonly anonymousBodyTimeoutMs?: number | undefined
+  /** How long the rest of a body answered before it arrived is dropped before the connection closes (default 2 s). */
+  readonly lingerMs?: number | undefined
+  /** The caps on open connections, in all and per peer address (`connections.ts`). */
+  readonly connectionCaps?: ConnectionCaps | undefined
 }
+
+/** How long a body to a route that needs no key may take to arrive. */
+export const defaultAnonymousBodyTimeoutMs = 10_000
+
+/** How long the rest of a body answered early is read and dropped, so that its sender gets the answer. */
+export const defaultLingerMs = 2_000
 
 /** The `X-Request-Id` a request sent (one value), if any. */
 const requestIdOf = (request: IncomingMessage): string | undefined => {
@@ -85,28 +104,83 @@ const hasBody = (request: IncomingMessage): boolean =>
  * Bounds the arrival of a request's body (not a signed PUT's, which has its own bound): past
  * `timeoutMs` without the whole body, 408 `request_timeout` with the error body, connection closed.
  */
-const boundBody = (timeoutMs: number) => (request: IncomingMessage, response: ServerResponse) => {
-  if (!hasBody(request) || isSignedPut(request.method ?? "", request.url ?? "")) return
-  const timer = setTimeout(() => {
-    if (request.complete || response.headersSent) return
-    reply(
-      request.socket,
-      "request_timeout",
-      `The request body did not arrive within ${timeoutMs / 1000} s`,
-      { body_timeout_ms: timeoutMs },
-      requestIdOf(request)
-    )
-  }, timeoutMs)
-  const clear = () => clearTimeout(timer)
-  request.once("end", clear)
-  request.once("close", clear)
-  response.once("finish", clear)
+const boundBody =
+  (keyedMs: number, anonymousMs: number) => (request: IncomingMessage, response: ServerResponse) => {
+    if (!hasBody(request) || isSignedPut(request.method ?? "", request.url ?? "")) return
+    const timeoutMs = isKeyedPath(request.url ?? "") ? keyedMs : anonymousMs
+    const timer = setTimeout(() => {
+      if (request.complete || response.headersSent) return
+      reply(
+        request.socket,
+        "request_timeout",
+        `The request body did not arrive within ${timeoutMs / 1000} s`,
+        { body_timeout_ms: timeoutMs },
+        requestIdOf(request)
+      )
+    }, timeoutMs)
+    const clear = () => clearTimeout(timer)
+    request.once("end", clear)
+    request.once("close", clear)
+    response.once("finish", clear)
+  }
+
+/**
+ * A body answered before it arrived whole (a 401 before it is read, a 413 past the limit, a 409 to a
+ * second PUT) is not left to hold the connection, nor cut under its sender while it still sends
+ * (a reset can lose the answer the sender has not read yet): the rest is read and dropped for
+ * `lingerMs`, then the connection closes; a body that ends within that time leaves the connection
+ * open for the next request. The app's body stream destroys the request when it stops reading
+ * early, which would reset the connection before the answer is written: until the answer is
+ * written, such a destroy (one without an error) only stops the reading.
+ */
+const lingerAfterAnswer = (lingerMs: number) => (request: IncomingMessage, response: ServerResponse) => {
+  if (!hasBody(request)) return
+  const socket = request.socket
+  const destroy = request.destroy.bind(request)
+  request.destroy = (error?: Error) => {
+    if (error == null && !request.complete && !response.writableFinished && !socket.destroyed) return request
+    return destroy(error)
+  }
+  response.once("finish", () => {
+    if (request.complete || socket.destroyed) return
+    const timer = setTimeout(() => socket.destroy(), lingerMs)
+    const stop = () => {
+      clearTimeout(timer)
+      request.off("end", stop)
+      socket.off("close", stop)
+    }
+    request.removeAllListeners("data")
+    request.once("end", stop)
+    socket.once("close", stop)
+    request.resume()
+  })
 }
 
 /** Node's `requestTimeout`: the longest signed PUT, plus the time its head may take. */
 export const requestTimeoutMs = (options: NodeServerOptions = {}): number =>
   longestPutMillis(options.uploadPace ?? defaultUploadPace) +
   (options.headersTimeoutMs ?? defaultHeadersTimeoutMs)
+
+/** Keeps the server's connections within `caps` (`ConnectionBudget`); the budget is the server's `connections`. */
+const budgetConnections = (server: Server, caps: ConnectionCaps) => {
+  const budget = new ConnectionBudget<Socket>(caps)
+  budgets.set(server, budget)
+  server.on("connection", (socket: Socket) => {
+    if (!budget.opened(socket)) return
+    socket.once("close", () => budget.closed(socket))
+  })
+  server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket as Socket
+    budget.requestStarted(socket)
+    response.once("close", () => budget.requestEnded(socket))
+  })
+}
+
+const budgets = new WeakMap<Server, ConnectionBudget<Socket>>()
+
+/** The connection budget of a server made by `makeNodeServer` (for its metrics and tests). */
+export const connectionBudgetOf = (server: Server): ConnectionBudget<Socket> | undefined =>
+  budgets.get(server)
 
 export const makeNodeServer = (options: NodeServerOptions = {}): Server => {
   const server = createServer({
@@ -115,7 +189,18 @@ export const makeNodeServer = (options: NodeServerOptions = {}): Server => {
     ...(options.checkEveryMs === undefined ? {} : { connectionsCheckingInterval: options.checkEveryMs })
   })
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? defaultKeepAliveMs
-  server.on("request", boundBody(options.bodyTimeoutMs ?? defaultBodyTimeoutMs))
+  server.on(
+    "request",
+    boundBody(
+      options.bodyTimeoutMs ?? defaultBodyTimeoutMs,
+      options.anonymousBodyTimeoutMs ?? defaultAnonymousBodyTimeoutMs
+    )
+  )
+  server.on("request", lingerAfterAnswer(options.lingerMs ?? defaultLingerMs))
+  budgetConnections(
+    server,
+    options.connectionCaps ?? { total: defaultMaxConnections, perAddress: defaultMaxConnectionsPerAddress }
+  )
   server.on("clientError", (error: Error & { code?: string }, socket: Duplex) => {
     if (!socket.writable || error.code === "ECONNRESET") {
       socket.destroy()

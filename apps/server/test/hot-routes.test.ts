@@ -202,17 +202,20 @@ layer(TestServerLive, { timeout: "120 seconds", excludeTestServices: true })(
         })
       )
 
-      it.scoped("GET /credits, and a body over the limit (413 before authentication)", () =>
-        Effect.gen(function* () {
-          const server = yield* TestServer
-          const apiOnly = yield* apiOnlyServer
-          const { key } = yield* server.newAccount({ plan: "basic", credits: 37, createdAt: oldAccount })
-          expect((yield* same(server, apiOnly, "GET", api("/credits"), { key })).status).toBe(200)
-          const huge = JSON.stringify({ video: videos.manualAndAuto, padding: "x".repeat(1024 * 1024) })
-          for (const options of [{ key, raw: huge }, { raw: huge }]) {
-            expect((yield* same(server, apiOnly, "POST", api("/transcribe"), options)).status).toBe(413)
-          }
-        })
+      it.scoped(
+        "GET /credits, and a body over the limit (401 without a key, before the body; 413 with one)",
+        () =>
+          Effect.gen(function* () {
+            const server = yield* TestServer
+            const apiOnly = yield* apiOnlyServer
+            const { key } = yield* server.newAccount({ plan: "basic", credits: 37, createdAt: oldAccount })
+            expect((yield* same(server, apiOnly, "GET", api("/credits"), { key })).status).toBe(200)
+            const huge = JSON.stringify({ video: videos.manualAndAuto, padding: "x".repeat(1024 * 1024) })
+            expect(
+              (yield* same(server, apiOnly, "POST", api("/transcribe"), { key, raw: huge })).status
+            ).toBe(413)
+            expect((yield* same(server, apiOnly, "POST", api("/transcribe"), { raw: huge })).status).toBe(401)
+          })
       )
     })
 

@@ -3,6 +3,7 @@
  * a body over 1 MiB is 413 `request_too_large`, a head over node's 16 KiB is 431
  * `request_header_too_large`, a head that never completes is 408 `request_timeout`.
  */
+import type { IncomingMessage, ServerResponse } from "node:http"
 import { connect } from "node:net"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Errors } from "@verbatim/domain"
@@ -83,6 +84,143 @@ layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("the
       expect((yield* server.get(api("/ping"))).status).toBe(200)
     })
   )
+})
+
+/**
+ * Sends a chunked body of `totalBytes` as fast as the server reads it, stopping at the first byte of
+ * an answer; the answer read until the server closes, or the error that ended the exchange.
+ */
+const chunkedExchange = (port: number, head: string, totalBytes: number) =>
+  new Promise<{ answer: string; error: string | undefined }>((resolve) => {
+    const socket = connect(port, "127.0.0.1")
+    let answer = ""
+    let error: string | undefined
+    const chunk = Buffer.alloc(64 * 1024, 0x20)
+    const frame = Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")])
+    let sent = 0
+    const pump = () => {
+      while (answer === "" && !socket.destroyed && sent < totalBytes) {
+        sent += chunk.length
+        if (!socket.write(frame)) return socket.once("drain", pump)
+      }
+      if (answer === "" && !socket.destroyed && sent >= totalBytes) socket.write("0\r\n\r\n")
+      return undefined
+    }
+    socket.on("data", (data) => {
+      answer += data.toString("utf8")
+    })
+    socket.on("error", (failure) => {
+      error = failure.message
+    })
+    socket.on("close", () => resolve({ answer, error }))
+    socket.write(head)
+    pump()
+  })
+
+describe("bodies answered before they arrive", () => {
+  // Live clock: a real server on a real port (test/server.ts).
+  layer(TestServerLive, { timeout: "60 seconds", excludeTestServices: true })("on the service", (it) => {
+    it.effect(
+      "a body without a key is answered 401 before it is read, and its connection is closed soon after",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const port = Number(new URL(server.baseUrl).port)
+          // 100,000 bytes announced, none sent: waiting for them would take the body timeout (300 s).
+          const answer = yield* Effect.promise(() =>
+            rawExchange(
+              port,
+              "POST /api/v2/transcribe HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
+            )
+          )
+          const { status, head, body } = parse(answer)
+          expect(status).toBe(401)
+          expect(head.toLowerCase()).toContain("www-authenticate: bearer")
+          expect(body).toMatchObject({ error: "invalid_api_key" })
+        })
+    )
+
+    it.effect("a chunked body past 16 MiB is answered 413 before the connection closes", () =>
+      Effect.gen(function* () {
+        const server = yield* TestServer
+        const { key } = yield* server.newAccount()
+        const port = Number(new URL(server.baseUrl).port)
+        const { answer, error } = yield* Effect.promise(() =>
+          chunkedExchange(
+            port,
+            `POST /api/v2/transcribe HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+            64 * 1024 * 1024
+          )
+        )
+        expect(answer.split(" ")[1], `the exchange ended with ${error ?? "no error"}`).toBe("413")
+        expect(parse(answer).body).toMatchObject({ error: "request_too_large" })
+      })
+    )
+  })
+
+  const withServer = async (
+    options: Parameters<typeof makeNodeServer>[0],
+    app: (request: IncomingMessage, response: ServerResponse) => void,
+    run: (port: number) => Promise<void>
+  ) => {
+    const server = makeNodeServer(options)
+    server.on("request", app)
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    try {
+      const address = server.address()
+      await run(typeof address === "object" && address !== null ? address.port : 0)
+    } finally {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+
+  it("the rest of a body answered early is dropped: the connection stays open when it ends, and closes when it does not", () =>
+    withServer(
+      { lingerMs: 200 },
+      // Answers at once, reading nothing (as a 401 before the body does).
+      (_request: IncomingMessage, response: ServerResponse) => {
+        response.end("{}")
+      },
+      async (port) => {
+        const head = "POST /api/v2/x HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n"
+        // The body arrives whole after the answer: the next request on the connection is answered.
+        const socket = connect(port, "127.0.0.1")
+        let answers = ""
+        socket.on("data", (chunk) => {
+          answers += chunk.toString("utf8")
+        })
+        socket.write(head)
+        await expect.poll(() => answers.split("HTTP/1.1 200").length - 1).toBe(1)
+        socket.write("0123456789")
+        socket.write("GET /api/v2/ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        await new Promise((resolve) => socket.once("close", resolve))
+        expect(answers.split("HTTP/1.1 200").length - 1).toBe(2)
+        // A body that never ends: answered, then closed (not held until the body timeout).
+        const stalled = await rawExchange(port, `${head}01234`, 10_000)
+        expect(stalled.split(" ")[1]).toBe("200")
+      }
+    ))
+
+  it("a body to a route that needs no key has a short time to arrive", () =>
+    withServer(
+      { anonymousBodyTimeoutMs: 300 },
+      (request: IncomingMessage, response: ServerResponse) => {
+        request.on("data", () => {})
+        request.on("end", () => response.end("{}"))
+      },
+      async (port) => {
+        const stalled = parse(
+          await rawExchange(
+            port,
+            "POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\ngrant_type=",
+            10_000
+          )
+        )
+        expect(stalled.status).toBe(408)
+        expect(stalled.body).toMatchObject({ details: { body_timeout_ms: 300 } })
+      }
+    ))
 })
 
 describe("a request head that never completes", () => {

@@ -14,7 +14,7 @@ import {
   HttpServerRequest
 } from "@effect/platform"
 import { basePath, VerbatimApi } from "@verbatim/contract"
-import { noteRequestFailure, storableInput } from "@verbatim/core"
+import { Access, noteRequestFailure, storableInput, WebSessions } from "@verbatim/core"
 import { Api, type Errors } from "@verbatim/domain"
 import { Cause, Effect, Layer, Option } from "effect"
 import { boundedBody, declaresTooLarge } from "./body.js"
@@ -24,6 +24,7 @@ import {
   answerFor,
   bodyTooDeep,
   bodyTooLarge,
+  bodyTooLargeFor,
   internalError,
   jsonDepth,
   maxBodyBytes,
@@ -45,7 +46,7 @@ import { makeHotRoutes } from "./hot-routes.js"
 import { MetricsRouteLive, observeRequests } from "./metrics.js"
 import { isOAuthRequest, OAuthRoutes } from "./oauth.js"
 import { readParams } from "./params.js"
-import { AuthenticationLive } from "./security.js"
+import { AuthenticationLive, authorizeBeforeBody, keyedBody } from "./security.js"
 
 export const openApiPath = `${basePath}/openapi.json` as const
 export const docsPath = "/docs" as const
@@ -109,13 +110,20 @@ export const refuseNulInputs = <E>(app: HttpApp.Default<E>): HttpApp.Default<E |
 const hopHeaders = new Set(["transfer-encoding", "content-length", "connection", "keep-alive", "host"])
 
 /**
+ * The largest body a route without a key takes through this policy (the web library's sign-in and
+ * sign-out forms); OAuth's routes read their own, as small (`oauth.ts`).
+ */
+export const anonymousBodyBytes = 16 * 1024
+
+/**
  * A chunked body (no `Content-Length`), read whole within the limit (`boundedBody`: over it, 413
  * with the error body, not a reset connection); the request handed on carries the body read.
  */
 const readChunked = (
-  request: HttpServerRequest.HttpServerRequest
+  request: HttpServerRequest.HttpServerRequest,
+  limit: number
 ): Effect.Effect<HttpServerRequest.HttpServerRequest, Errors.ApiError | HttpServerError.RequestError> =>
-  Effect.map(boundedBody(request), (bytes) => {
+  Effect.map(boundedBody(request, limit), (bytes) => {
     const headers = Object.entries(request.headers).filter(([name]) => !hopHeaders.has(name))
     const body = new Request(new URL(request.url, "http://verbatim.invalid"), {
       method: request.method,
@@ -141,20 +149,25 @@ export const limitBodies = <E>(
   app: HttpApp.Default<E>
 ): HttpApp.Default<E | Errors.ApiError | HttpServerError.RequestError> => {
   const limited = HttpIncomingMessage.withMaxBodySize(app, Option.some(maxBodyBytes))
+  const small = HttpIncomingMessage.withMaxBodySize(app, Option.some(anonymousBodyBytes))
   return Effect.flatMap(
     HttpServerRequest.HttpServerRequest,
     (request): HttpApp.Default<E | Errors.ApiError | HttpServerError.RequestError> => {
-      if (declaresTooLarge(request)) return Effect.fail(bodyTooLarge)
-      if (!HttpMethod.hasBody(request.method)) return app
+      if (!HttpMethod.hasBody(request.method)) {
+        return declaresTooLarge(request) ? Effect.fail(bodyTooLarge) : app
+      }
+      const keyed = keyedBody(request)
+      const limit = keyed ? maxBodyBytes : anonymousBodyBytes
+      if (declaresTooLarge(request, limit)) return Effect.fail(bodyTooLargeFor(limit))
       if (
         request.headers["content-length"] === undefined &&
         request.headers["transfer-encoding"] !== undefined
       ) {
-        return Effect.flatMap(readChunked(request), (read) =>
-          Effect.provideService(limited, HttpServerRequest.HttpServerRequest, read)
+        return Effect.flatMap(readChunked(request, limit), (read) =>
+          Effect.provideService(keyed ? limited : small, HttpServerRequest.HttpServerRequest, read)
         )
       }
-      return limited
+      return keyed ? limited : small
     }
   )
 }
@@ -183,15 +196,17 @@ export const isMcpRequest = (url: string): boolean => url === mcpPath || url.sta
  * streamed to storage: neither read as JSON nor held to the JSON body limit (its signed size is).
  * A request to the MCP transport is not read either: the transport reads its body.
  */
-export const requestPolicy = <E>(app: HttpApp.Default<E>): HttpApp.Default => {
-  const json = answerFailures(limitBodies(readBodiesAsJson(refuseNulInputs(app))))
-  const raw = answerFailures(app)
-  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    isSignedPut(request.method, request.url) || isMcpRequest(request.url) || isOAuthRequest(request.url)
-      ? raw
-      : json
-  )
-}
+export const requestPolicy =
+  (authorizeFirst: ReturnType<typeof authorizeBeforeBody>) =>
+  <E>(app: HttpApp.Default<E>): HttpApp.Default => {
+    const json = answerFailures(authorizeFirst(limitBodies(readBodiesAsJson(refuseNulInputs(app)))))
+    const raw = answerFailures(app)
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      isSignedPut(request.method, request.url) || isMcpRequest(request.url) || isOAuthRequest(request.url)
+        ? raw
+        : json
+    )
+  }
 
 /** Every group's handlers, with the authentication and the readiness probes they need. */
 export const HandlersLive = Layer.mergeAll(
@@ -248,17 +263,17 @@ export interface ApiOptions {
  */
 const policyLive = (options: ApiOptions) =>
   HttpApiBuilder.middleware(
-    options.hotRoutes
-      ? Effect.map(
-          makeHotRoutes,
-          (hotRouteOf) => (app: HttpApp.Default) =>
-            gptSurface(
-              requestPolicy(
-                Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => hotRouteOf(request) ?? app)
-              )
-            )
+    Effect.gen(function* () {
+      const access = yield* Access
+      const sessions = Option.getOrUndefined(yield* Effect.serviceOption(WebSessions))
+      const policy = requestPolicy(authorizeBeforeBody(access, sessions))
+      if (!options.hotRoutes) return (app: HttpApp.Default) => gptSurface(policy(app))
+      const hotRouteOf = yield* makeHotRoutes
+      return (app: HttpApp.Default) =>
+        gptSurface(
+          policy(Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => hotRouteOf(request) ?? app))
         )
-      : Effect.succeed((app: HttpApp.Default) => gptSurface(requestPolicy(app)))
+    })
   )
 
 /** The whole application, ready to serve (or to turn into a web handler with `HttpApiBuilder.toWebHandler`). */

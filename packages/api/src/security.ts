@@ -13,7 +13,7 @@
  *    request answers 429 `rate_limit_exceeded` with `Retry-After` (seconds).
  */
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Authentication } from "@verbatim/contract"
+import { Authentication, basePath } from "@verbatim/contract"
 import {
   Access,
   type Account,
@@ -23,7 +23,7 @@ import {
   WebSessions
 } from "@verbatim/core"
 import { Errors } from "@verbatim/domain"
-import { Effect, Layer, Option } from "effect"
+import { Effect, FiberRef, Layer, Option } from "effect"
 import { useCase } from "./use-case.js"
 import { csrfHeader, sessionTokenOf } from "./web-session.js"
 
@@ -90,6 +90,48 @@ export const authorize = (
   access: Access["Type"],
   request: HttpServerRequest.HttpServerRequest,
   sessions?: WebSessions["Type"] | undefined
+): Effect.Effect<Account, Errors.ApiError> =>
+  Effect.flatMap(FiberRef.get(authorizedAccount), (known) =>
+    known === undefined ? authorizeNow(access, request, sessions) : Effect.succeed(known)
+  )
+
+/**
+ * The account a request was authorized as before its body was read (`authorizeBeforeBody`): the
+ * middleware and the hot routes take it as it is, so a request is authenticated and counted once.
+ */
+const authorizedAccount = FiberRef.unsafeMake<Account | undefined>(undefined)
+
+/** Whether a request carries a body to a route that needs a key: every route under the API's base path. */
+export const keyedBody = (request: HttpServerRequest.HttpServerRequest): boolean =>
+  request.method !== "GET" &&
+  request.method !== "HEAD" &&
+  request.method !== "OPTIONS" &&
+  isKeyedPath(request.url)
+
+/** Whether a path is one of the API's, where every request with a body needs a key (or a web session). */
+export const isKeyedPath = (url: string): boolean => url.startsWith(`${basePath}/`)
+
+/**
+ * A request with a body to a keyed route is authorized before anything reads its body: without a
+ * valid key (or web session) it answers 401 at once, its body unread (the node server drops what
+ * still arrives, for a short time: `apps/server` node-server.ts). Its account is then the one the
+ * route sees (`authorize`).
+ */
+export const authorizeBeforeBody =
+  (access: Access["Type"], sessions: WebSessions["Type"] | undefined) =>
+  <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      keyedBody(request)
+        ? Effect.flatMap(authorizeNow(access, request, sessions), (account) =>
+            Effect.locally(app, authorizedAccount, account)
+          )
+        : app
+    )
+
+const authorizeNow = (
+  access: Access["Type"],
+  request: HttpServerRequest.HttpServerRequest,
+  sessions: WebSessions["Type"] | undefined
 ): Effect.Effect<Account, Errors.ApiError> =>
   Effect.gen(function* () {
     const account = yield* credentialOf(access, request, sessions).pipe(

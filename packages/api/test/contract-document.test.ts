@@ -2,7 +2,7 @@
  * The contract moved into `@verbatim/contract` without changing a byte of what it documents: the
  * OpenAPI document (`/api/v2/openapi.json`) and the GPT Actions document are compared with the ones
  * `main` produced before the move (`fixtures/`, since updated on purpose for GET /videos/info and
- * GET /transcripts/{video_id}/pages, for the `source` filter of GET /transcripts, and for `translated_from`). A change to either is a change of the API and must
+ * GET /transcripts/{video_id}/pages, for the `source` filter of GET /transcripts, for `translated_from`, and for the rate limit headers of a 413 after authentication). A change to either is a change of the API and must
  * update the fixture on purpose.
  */
 import { readFileSync } from "node:fs"

@@ -238,7 +238,10 @@ const cleanSchema = (value: unknown): unknown => {
 
 const payloadTooLarge = "PayloadTooLargeError"
 
-/** The 413 every operation with a body can answer (before authentication: no rate limit headers). */
+/**
+ * The 413 every operation with a body can answer: after authentication (a request without a valid
+ * key is 401 before its body is read), so with the rate limit headers on a secured operation.
+ */
 const withBodyLimit = (operation: unknown): unknown =>
   isObject(operation) && operation.requestBody !== undefined && isObject(operation.responses)
     ? {
@@ -247,6 +250,9 @@ const withBodyLimit = (operation: unknown): unknown =>
           ...operation.responses,
           "413": {
             description: "Status 413: error is request_too_large (the body is over 1 MiB)",
+            ...(Array.isArray(operation.security) && operation.security.length > 0
+              ? { headers: rateLimitHeaders }
+              : {}),
             content: { "application/json": { schema: { $ref: refTo(payloadTooLarge) } } }
           }
         }
