@@ -128,6 +128,7 @@ interface SummaryRow {
   readonly video_title: string | null
   readonly language: string
   readonly source_kind: string
+  readonly translated_from: string | null
   readonly status: string
   readonly word_count: number
   readonly segment_count: number
@@ -163,6 +164,7 @@ const search = async (request: IncomingMessage, response: ServerResponse, url: U
         video_title: r.video_title,
         language: r.language,
         source_kind: r.source_kind,
+        translated_from: r.translated_from,
         status: r.status,
         created_at: r.created_at.toISOString(),
         word_count: r.word_count,

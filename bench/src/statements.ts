@@ -26,7 +26,7 @@ export const jobInsert = `INSERT INTO jobs (id, account_id, request_id, kind, vi
   RETURNING transcript_id`
 
 const summaryColumns = `id, video_id, video_title, language, source_kind, status, word_count, segment_count,
-  duration_seconds, credits_used, created_at`
+  duration_seconds, credits_used, created_at, translated_from`
 const listFilter = `account_id = $1 AND status = 'succeeded'`
 const match = `(tsv @@ websearch_to_tsquery('english', $2) OR video_id = $2)`
 const newestFirst = "ORDER BY created_at DESC, id DESC"

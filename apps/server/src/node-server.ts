@@ -143,11 +143,17 @@ const lingerAfterAnswer = (lingerMs: number) => (request: IncomingMessage, respo
   }
   response.once("finish", () => {
     if (request.complete || socket.destroyed) return
+    // On a connection the request asked to close, node has ended the socket's writing and destroys
+    // it once that is flushed: with body bytes still arriving, a reset. It is closed after the
+    // rest of the body (or the linger) instead.
+    const closing = socket.writableEnded
+    if (closing) socket.removeListener("finish", socket.destroy)
     const timer = setTimeout(() => socket.destroy(), lingerMs)
     const stop = () => {
       clearTimeout(timer)
       request.off("end", stop)
       socket.off("close", stop)
+      if (closing) socket.destroy()
     }
     request.removeAllListeners("data")
     request.once("end", stop)

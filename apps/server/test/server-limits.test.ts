@@ -140,6 +140,27 @@ describe("bodies answered before they arrive", () => {
         })
     )
 
+    it.effect(
+      "a body without a key still being sent is answered 401 before the close, also on a connection it asks to close",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* TestServer
+          const port = Number(new URL(server.baseUrl).port)
+          const body = "[".repeat(1024 * 1024 - 64)
+          const head = `POST /api/v2/transcribe HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`
+          // A reset that loses the answer is a race: 100 tries, 4 at once, each must read its 401.
+          const statuses = yield* Effect.forEach(
+            Array.from({ length: 100 }),
+            () =>
+              Effect.promise(() =>
+                rawExchange(port, `${head}${body}`).then((answer) => answer.split(" ")[1])
+              ),
+            { concurrency: 4 }
+          )
+          expect(statuses.filter((status) => status !== "401")).toEqual([])
+        })
+    )
+
     it.effect("a chunked body past 16 MiB is answered 413 before the connection closes", () =>
       Effect.gen(function* () {
         const server = yield* TestServer
