@@ -3,13 +3,18 @@
  * a body over 1 MiB is 413 `request_too_large`, a head over node's 16 KiB is 431
  * `request_header_too_large`, a head that never completes is 408 `request_timeout`.
  */
+
+import { mkdtempSync, rmSync } from "node:fs"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { connect } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Errors } from "@verbatim/domain"
 import { Effect } from "effect"
 import { makeNodeServer } from "../src/node-server.js"
 import { TestServer, TestServerLive } from "./server.js"
+import { freePort, startServer } from "./server-process.js"
 import { api } from "./support.js"
 
 /** Sends raw bytes and reads the whole answer until the server closes the connection. */
@@ -140,27 +145,6 @@ describe("bodies answered before they arrive", () => {
         })
     )
 
-    it.effect(
-      "a body without a key still being sent is answered 401 before the close, also on a connection it asks to close",
-      () =>
-        Effect.gen(function* () {
-          const server = yield* TestServer
-          const port = Number(new URL(server.baseUrl).port)
-          const body = "[".repeat(1024 * 1024 - 64)
-          const head = `POST /api/v2/transcribe HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`
-          // A reset that loses the answer is a race: 100 tries, 4 at once, each must read its 401.
-          const statuses = yield* Effect.forEach(
-            Array.from({ length: 100 }),
-            () =>
-              Effect.promise(() =>
-                rawExchange(port, `${head}${body}`).then((answer) => answer.split(" ")[1])
-              ),
-            { concurrency: 4 }
-          )
-          expect(statuses.filter((status) => status !== "401")).toEqual([])
-        })
-    )
-
     it.effect("a chunked body past 16 MiB is answered 413 before the connection closes", () =>
       Effect.gen(function* () {
         const server = yield* TestServer
@@ -242,6 +226,35 @@ describe("bodies answered before they arrive", () => {
         expect(stalled.body).toMatchObject({ details: { body_timeout_ms: 300 } })
       }
     ))
+})
+
+describe("the server as a process", () => {
+  it("a whole body without a key is answered 401 unread, on a connection it asks to close, 200 times in 200", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "verbatim-limits-"))
+    const port = await freePort()
+    const server = startServer({ PORT: String(port), VERBATIM_DATA_DIR: folder, VERBATIM_SEED: "false" })
+    try {
+      await server.waitFor(/Listening on http/, 120_000)
+      const body = "[".repeat(1024 * 1024 - 64)
+      const head = `POST /api/v2/transcribe HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`
+      // Each is 401 whatever its body (read unchecked before, this one was 400 for its depth), and
+      // each sender reads its answer: `bench:abuse` saw node's immediate close on `Connection: close`
+      // reset 5 exchanges of 200 before their answer; here 200 exchanges, 4 at once.
+      const statuses: Array<string | undefined> = []
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          for (let i = 0; i < 50; i += 1) {
+            statuses.push((await rawExchange(port, `${head}${body}`)).split(" ")[1])
+          }
+        })
+      )
+      expect(statuses.filter((status) => status !== "401")).toEqual([])
+    } finally {
+      server.child.kill("SIGTERM")
+      await server.exited
+      rmSync(folder, { recursive: true, force: true })
+    }
+  }, 180_000)
 })
 
 describe("a request head that never completes", () => {
