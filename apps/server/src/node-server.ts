@@ -13,7 +13,11 @@
  * whole within `bodyTimeoutMs` (300 s, node's old bound): a plain timer per such request, cleared
  * when it ends or is answered, answers 408 `request_timeout` with the error body and closes the
  * connection. (An `Effect.timeoutFail` around each body read did the same at a quarter of owned
- * POST /transcribe's throughput, `bench:ab`.)
+ * POST /transcribe's throughput, `bench:ab`.) A body to a route that needs no key (outside the API's
+ * base path: OAuth, the web library's sign-in) has `anonymousBodyTimeoutMs` (10 s) instead.
+ *
+ * A body answered before it arrived (`lingerAfterAnswer`) is dropped for a short time, then its
+ * connection closed; connections are a budget (`connections.ts`).
  */
 import { randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http"
@@ -167,7 +171,7 @@ export const requestTimeoutMs = (options: NodeServerOptions = {}): number =>
   longestPutMillis(options.uploadPace ?? defaultUploadPace) +
   (options.headersTimeoutMs ?? defaultHeadersTimeoutMs)
 
-/** Keeps the server's connections within `caps` (`ConnectionBudget`); the budget is the server's `connections`. */
+/** Keeps the server's connections within `caps` (`ConnectionBudget`, read with `connectionBudgetOf`). */
 const budgetConnections = (server: Server, caps: ConnectionCaps) => {
   const budget = new ConnectionBudget<Socket>(caps)
   budgets.set(server, budget)
