@@ -1834,6 +1834,12 @@ export interface operations {
       /** @description Status 413: error is request_too_large (the body is over 1 MiB) */
       413: {
         headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
           [name: string]: unknown
         }
         content: {
@@ -1961,6 +1967,12 @@ export interface operations {
       /** @description Status 413: error is request_too_large (the body is over 1 MiB) */
       413: {
         headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
           [name: string]: unknown
         }
         content: {
@@ -2618,6 +2630,12 @@ export interface operations {
       /** @description Status 413: error is request_too_large (the body is over 1 MiB) */
       413: {
         headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
           [name: string]: unknown
         }
         content: {
@@ -2861,6 +2879,12 @@ export interface operations {
       /** @description Status 413: error is request_too_large (the body is over 1 MiB) */
       413: {
         headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
           [name: string]: unknown
         }
         content: {
@@ -3495,6 +3519,12 @@ export interface operations {
       /** @description Status 413: error is request_too_large (the body is over 1 MiB) */
       413: {
         headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
           [name: string]: unknown
         }
         content: {
@@ -3756,6 +3786,12 @@ export interface operations {
       /** @description Status 413: error is request_too_large (the body is over 1 MiB) */
       413: {
         headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
           [name: string]: unknown
         }
         content: {
@@ -3851,6 +3887,12 @@ export interface operations {
       /** @description Status 413: error is request_too_large (the body is over 1 MiB) */
       413: {
         headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
           [name: string]: unknown
         }
         content: {
@@ -4093,6 +4135,12 @@ export interface operations {
       /** @description Status 413: error is request_too_large (the body is over 1 MiB) */
       413: {
         headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
           [name: string]: unknown
         }
         content: {
@@ -4422,6 +4470,12 @@ export interface operations {
       /** @description Status 413: error is request_too_large (the body is over 1 MiB) */
       413: {
         headers: {
+          /** @description Requests the account's bucket holds (one second of its plan's rate, at least 2) */
+          "RateLimit-Limit"?: number
+          /** @description Requests left in the bucket after this one */
+          "RateLimit-Remaining"?: number
+          /** @description Seconds until the bucket is full again */
+          "RateLimit-Reset"?: number
           [name: string]: unknown
         }
         content: {
