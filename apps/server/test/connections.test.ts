@@ -4,11 +4,13 @@
  * step against a plain model; then the budget on a real node server, where connections that send
  * nothing fill the cap and a request with a key is still answered.
  */
+import type { IncomingMessage, ServerResponse } from "node:http"
 import { connect, type Socket } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import { type Connection, ConnectionBudget } from "../src/connections.js"
-import { connectionBudgetOf, makeNodeServer } from "../src/node-server.js"
+import { connectionBudgetOf } from "../src/node-server.js"
+import { withNodeServer } from "./node-servers.js"
 
 class Fake implements Connection {
   destroyed = false
@@ -100,9 +102,12 @@ describe("the connection budget", () => {
     ))
 })
 
-const opened = (port: number) =>
+const opened = (port: number, localAddress?: string) =>
   new Promise<Socket>((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1", () => resolve(socket))
+    const socket = connect(
+      { port, host: "127.0.0.1", ...(localAddress === undefined ? {} : { localAddress }) },
+      () => resolve(socket)
+    )
     socket.once("error", reject)
   })
 
@@ -125,51 +130,62 @@ const exchange = (port: number, bytes: string) =>
     socket.write(bytes)
   })
 
+const answerAtOnce = (_request: IncomingMessage, response: ServerResponse) => {
+  response.end("{}")
+}
+
 describe("connections past the cap on a real server", () => {
-  it("a new connection takes the place of the longest idle one: silent connections at the cap hold nothing against a request", async () => {
-    const server = makeNodeServer({ connectionCaps: { total: 20, perAddress: 0 } })
-    server.on("request", (_request, response) => response.end("{}"))
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  it("a new connection takes the place of the longest idle one: silent connections at the cap hold nothing against a request", () => {
     const sockets: Array<Socket> = []
-    try {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      for (let i = 0; i < 20; i += 1) sockets.push(await opened(port))
-      // Each of the 20 sends nothing: all idle, at the cap.
-      const budget = connectionBudgetOf(server)
-      await expect.poll(() => budget?.open).toBe(20)
-      const answer = await exchange(port, "GET /api/v2/ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-      expect(answer.split(" ")[1]).toBe("200")
-      // The first silent connection was closed to make room; the budget never passed the cap.
-      await closedSoon(sockets[0] as Socket)
-      expect(budget?.evicted).toBeGreaterThanOrEqual(1)
-      expect(budget?.open ?? 0).toBeLessThanOrEqual(20)
-    } finally {
-      for (const socket of sockets) socket.destroy()
-      server.closeAllConnections()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-    }
+    return withNodeServer(
+      { connectionCaps: { total: 20, perAddress: 0 } },
+      answerAtOnce,
+      async (port, server) => {
+        try {
+          for (let i = 0; i < 20; i += 1) sockets.push(await opened(port))
+          // Each of the 20 sends nothing: all idle, at the cap.
+          const budget = connectionBudgetOf(server)
+          await expect.poll(() => budget?.open).toBe(20)
+          const answer = await exchange(
+            port,
+            "GET /api/v2/ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+          )
+          expect(answer.split(" ")[1]).toBe("200")
+          // The first silent connection was closed to make room; the budget never passed the cap.
+          await closedSoon(sockets[0] as Socket)
+          expect(budget?.evicted).toBeGreaterThanOrEqual(1)
+          expect(budget?.open ?? 0).toBeLessThanOrEqual(20)
+        } finally {
+          for (const socket of sockets) socket.destroy()
+        }
+      }
+    )
   })
 
-  it("a peer address at its cap gives up its own longest idle connection, not another peer's", async () => {
-    const server = makeNodeServer({ connectionCaps: { total: 100, perAddress: 3 } })
-    server.on("request", (_request, response) => response.end("{}"))
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  it("a peer address at its cap gives up its own longest idle connection, not another peer's", () => {
     const sockets: Array<Socket> = []
-    try {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      for (let i = 0; i < 3; i += 1) sockets.push(await opened(port))
-      const budget = connectionBudgetOf(server)
-      await expect.poll(() => budget?.open).toBe(3)
-      sockets.push(await opened(port))
-      await closedSoon(sockets[0] as Socket)
-      await expect.poll(() => budget?.open).toBe(3)
-      expect(sockets.slice(1).every((socket) => !socket.destroyed)).toBe(true)
-    } finally {
-      for (const socket of sockets) socket.destroy()
-      server.closeAllConnections()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-    }
+    return withNodeServer(
+      { connectionCaps: { total: 100, perAddress: 3 } },
+      answerAtOnce,
+      async (port, server) => {
+        try {
+          // The longest idle of all is another peer's (127.0.0.2: loopback answers for all of 127/8).
+          const other = await opened(port, "127.0.0.2")
+          sockets.push(other)
+          const own: Array<Socket> = []
+          for (let i = 0; i < 3; i += 1) own.push(await opened(port))
+          sockets.push(...own)
+          const budget = connectionBudgetOf(server)
+          await expect.poll(() => budget?.open).toBe(4)
+          sockets.push(await opened(port))
+          await closedSoon(own[0] as Socket)
+          await expect.poll(() => budget?.open).toBe(4)
+          expect(other.destroyed).toBe(false)
+          expect(own.slice(1).every((socket) => !socket.destroyed)).toBe(true)
+        } finally {
+          for (const socket of sockets) socket.destroy()
+        }
+      }
+    )
   })
 })

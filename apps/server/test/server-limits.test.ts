@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Errors } from "@verbatim/domain"
 import { Effect } from "effect"
-import { makeNodeServer } from "../src/node-server.js"
+import { withNodeServer } from "./node-servers.js"
 import { TestServer, TestServerLive } from "./server.js"
 import { freePort, startServer } from "./server-process.js"
 import { api } from "./support.js"
@@ -163,25 +163,8 @@ describe("bodies answered before they arrive", () => {
     )
   })
 
-  const withServer = async (
-    options: Parameters<typeof makeNodeServer>[0],
-    app: (request: IncomingMessage, response: ServerResponse) => void,
-    run: (port: number) => Promise<void>
-  ) => {
-    const server = makeNodeServer(options)
-    server.on("request", app)
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-    try {
-      const address = server.address()
-      await run(typeof address === "object" && address !== null ? address.port : 0)
-    } finally {
-      server.closeAllConnections()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-    }
-  }
-
   it("the rest of a body answered early is dropped: the connection stays open when it ends, and closes when it does not", () =>
-    withServer(
+    withNodeServer(
       { lingerMs: 200 },
       // Answers at once, reading nothing (as a 401 before the body does).
       (_request: IncomingMessage, response: ServerResponse) => {
@@ -208,7 +191,7 @@ describe("bodies answered before they arrive", () => {
     ))
 
   it("a body to a route that needs no key has a short time to arrive", () =>
-    withServer(
+    withNodeServer(
       { anonymousBodyTimeoutMs: 300 },
       (request: IncomingMessage, response: ServerResponse) => {
         request.on("data", () => {})
@@ -258,40 +241,32 @@ describe("the server as a process", () => {
 })
 
 describe("a request head that never completes", () => {
-  it("answers 408 request_timeout with the error body once node's headersTimeout passes", async () => {
-    const server = makeNodeServer({ headersTimeoutMs: 300, checkEveryMs: 100 })
-    server.on("request", (_request, response) => response.end("{}"))
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-    try {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      const answer = await rawExchange(port, "GET /api/v2/ping HTTP/1.1\r\nHost: x\r\n")
-      const { status, body } = parse(answer)
-      expect(status).toBe(408)
-      expectErrorBody(body, "request_timeout")
-    } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-    }
-  })
+  it("answers 408 request_timeout with the error body once node's headersTimeout passes", () =>
+    withNodeServer(
+      { headersTimeoutMs: 300, checkEveryMs: 100 },
+      (_request, response) => {
+        response.end("{}")
+      },
+      async (port) => {
+        const answer = await rawExchange(port, "GET /api/v2/ping HTTP/1.1\r\nHost: x\r\n")
+        const { status, body } = parse(answer)
+        expect(status).toBe(408)
+        expectErrorBody(body, "request_timeout")
+      }
+    ))
 })
 
 describe("a request body that never completes", () => {
-  const withServer = async (run: (port: number) => Promise<void>) => {
-    const server = makeNodeServer({ bodyTimeoutMs: 300 })
-    // The app reads the whole body, then answers (as the JSON routes and a signed PUT do).
-    server.on("request", (request, response) => {
-      request.on("data", () => {})
-      request.on("end", () => response.end("{}"))
-    })
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-    try {
-      const address = server.address()
-      await run(typeof address === "object" && address !== null ? address.port : 0)
-    } finally {
-      server.closeAllConnections()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-    }
-  }
+  // The app reads the whole body, then answers (as the JSON routes and a signed PUT do).
+  const withServer = (run: (port: number) => Promise<void>) =>
+    withNodeServer(
+      { bodyTimeoutMs: 300 },
+      (request, response) => {
+        request.on("data", () => {})
+        request.on("end", () => response.end("{}"))
+      },
+      run
+    )
 
   it("answers 408 request_timeout with the error body once the body time passes; a whole body is answered", () =>
     withServer(async (port) => {

@@ -12,7 +12,7 @@
  *    `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the bucket is full again); a refused
  *    request answers 429 `rate_limit_exceeded` with `Retry-After` (seconds).
  */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpMethod, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Authentication, basePath } from "@verbatim/contract"
 import {
   Access,
@@ -103,10 +103,7 @@ const authorizedAccount = FiberRef.unsafeMake<Account | undefined>(undefined)
 
 /** Whether a request carries a body to a route that needs a key: every route under the API's base path. */
 export const keyedBody = (request: HttpServerRequest.HttpServerRequest): boolean =>
-  request.method !== "GET" &&
-  request.method !== "HEAD" &&
-  request.method !== "OPTIONS" &&
-  isKeyedPath(request.url)
+  HttpMethod.hasBody(request.method) && isKeyedPath(request.url)
 
 /** Whether a path is one of the API's, where every request with a body needs a key (or a web session). */
 export const isKeyedPath = (url: string): boolean => url.startsWith(`${basePath}/`)
