@@ -257,6 +257,11 @@ layer(serverLayer, { timeout: "180 seconds", excludeTestServices: true })(
               const confirmText = await page.textContent("dialog[open]")
               await page.click("dialog[open] #confirm")
               await page.waitForSelector("text=Deleted 2 transcripts")
+              // The notice can show before the list is drawn again: wait (bounded) for the new list.
+              for (let tries = 0; tries < 100; tries += 1) {
+                if ((await page.locator(".items > li").count()) === before - 2) break
+                await page.waitForTimeout(100)
+              }
               const after = await page.locator(".items > li").count()
               await look()
 
